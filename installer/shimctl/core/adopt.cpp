@@ -1,0 +1,106 @@
+#include <shimctl/core/adopt.hpp>
+#include <shimctl/core/fingerprint.hpp>
+#include <shimctl/core/layout.hpp>
+#include <shimctl/core/shim_config.hpp>
+#include <shimctl/core/transaction.hpp>
+
+#include <algorithm>
+
+namespace shimctl::core {
+
+using util::fail;
+
+util::Result<std::vector<std::string>> upgraded_compilers(const Session& session) {
+  std::vector<std::string> upgraded;
+  const auto& m = *session.manifest;
+  for (const auto& c : m.compilers) {
+    auto [dir_path, name] = util::split_relative(c.path);
+    TRY_ASSIGN(auto dir, session.dir.open_relative(dir_path));
+    TRY_ASSIGN(auto st, dir.stat(name));
+    if (!st || st->kind != util::FileKind::file)
+      continue;
+    if (st->size == m.shim_size) {
+      TRY_ASSIGN(auto digest, dir.sha256(name));
+      if (digest == m.shim_sha256)
+        continue;
+    }
+    upgraded.push_back(c.path);
+  }
+  return upgraded;
+}
+
+util::Status rewrite_identity(const Context& context, Session& session,
+                              const std::vector<std::string>& reshim, Manifest& updated) {
+  const Manifest& old = *session.manifest;
+  TRY_ASSIGN(auto layouts, load_layouts(context.layouts_dir));
+  auto layout = std::find_if(layouts.begin(), layouts.end(),
+                             [&](const Layout& l) { return l.name == old.layout; });
+  if (layout == layouts.end())
+    return fail("the manifest names layout '{}', which this shimctl does not know", old.layout);
+  std::vector<std::string> wrapped;
+  for (const auto& c : old.compilers)
+    wrapped.push_back(c.path);
+  auto files = identity_files(old.prefix, layout->identity, wrapped);
+  context.progress(fmt::format("fingerprinting {} toolchain files", files.size()));
+  TRY_ASSIGN(updated.fingerprint, compute_fingerprint(old.prefix, files, false));
+
+  auto old_env = shim_environment(old.cache, old.fingerprint.sha256, identity_paths(old));
+  auto new_env = shim_environment(updated.cache, updated.fingerprint.sha256, identity_paths(updated));
+  std::vector<Step> steps;
+  for (const auto& dir : shim_directories(updated)) {
+    auto conf = Step::of(StepKind::write_file, dir.empty() ? std::string(shim_config_file)
+                                                : dir + "/" + std::string(shim_config_file));
+    conf.content = render_shim_config(updated, dir, new_env);
+    conf.previous = render_shim_config(old, dir, old_env);
+    steps.push_back(conf);
+  }
+  for (const auto& c : updated.compilers) {
+    if (std::find(reshim.begin(), reshim.end(), c.path) == reshim.end())
+      continue;
+    auto shim = Step::of(StepKind::place_shim, c.path);
+    shim.mode = c.original.mode;
+    shim.uid = c.original.uid;
+    shim.gid = c.original.gid;
+    steps.push_back(shim);
+  }
+  auto manifest = Step::of(StepKind::write_file, fmt::format("{}/{}", state_dir_name, manifest_file));
+  manifest.content = to_json(updated);
+  manifest.previous = to_json(old);
+  steps.push_back(manifest);
+  Journal journal{"refresh", Recovery::undo, old.shim_sha256, steps};
+  Transaction transaction(session.dir, session.shim_bytes);
+  TRY(transaction.run(journal, [&](std::size_t i, const Step&, const std::string& what) {
+    context.progress(fmt::format("[{}/{}] {}", i + 1, journal.steps.size(), what));
+  }));
+  session.manifest = updated;
+  return {};
+}
+
+util::Status readopt_upgraded(const Context& context, Session& session, InstallResult& result) {
+  TRY_ASSIGN(auto upgraded, upgraded_compilers(session));
+  if (upgraded.empty())
+    return {};
+  const Manifest& old = *session.manifest;
+  std::vector<Step> adopt;
+  for (const auto& path : upgraded) {
+    adopt.push_back(Step::of(StepKind::adopt_original, path));
+    context.progress(fmt::format("{} was replaced by a newer compiler (a package upgrade?); "
+                                 "adopting it as the original",
+                                 path));
+  }
+  Journal journal{"adopt", Recovery::redo, old.shim_sha256, adopt};
+  Transaction transaction(session.dir, session.shim_bytes);
+  TRY(transaction.run(journal));
+  Manifest updated = old;
+  for (auto& c : updated.compilers) {
+    if (std::find(upgraded.begin(), upgraded.end(), c.path) != upgraded.end()) {
+      TRY_ASSIGN(c.original, record_original(session.dir, c.real));
+    }
+  }
+  TRY(rewrite_identity(context, session, upgraded, updated));
+  result.action = InstallResult::Action::readopted;
+  result.manifest = updated;
+  return {};
+}
+
+}  // namespace shimctl::core

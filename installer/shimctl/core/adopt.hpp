@@ -1,0 +1,25 @@
+// Package upgrades under an installed shim: a package manager replaced a
+// wrapped compiler with a newer file. Install adopts the newer file as the
+// original (its .real, the manifest and the fingerprint follow).
+#pragma once
+
+#include <shimctl/core/context.hpp>
+#include <shimctl/core/install.hpp>
+#include <shimctl/core/session.hpp>
+
+namespace shimctl::core {
+
+// Compilers whose shim was replaced by another regular file.
+[[nodiscard]] util::Result<std::vector<std::string>> upgraded_compilers(const Session& session);
+
+// Re-adopts every upgraded compiler; a no-op when there is none.
+[[nodiscard]] util::Status readopt_upgraded(const Context& context, Session& session,
+                                            InstallResult& result);
+
+// Rewrites the fingerprint, shim configs and manifest of SESSION for the
+// toolchain as it is now (refresh, and the end of a re-adoption).
+[[nodiscard]] util::Status rewrite_identity(const Context& context, Session& session,
+                                            const std::vector<std::string>& reshim,
+                                            Manifest& updated);
+
+}  // namespace shimctl::core

@@ -1,0 +1,164 @@
+#include <shimctl/core/cache_backend.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <cstdlib>
+#include <sstream>
+
+namespace shimctl::core {
+
+using util::ExitCode;
+using util::fail;
+
+namespace {
+
+std::string first_line(const std::string& text) {
+  return text.substr(0, text.find('\n'));
+}
+
+std::string join(const std::vector<std::string>& items, char separator) {
+  std::string out;
+  for (const auto& item : items) {
+    if (!out.empty())
+      out += separator;
+    out += item;
+  }
+  return out;
+}
+
+}  // namespace
+
+util::Result<CacheSettings> find_cache_tool(const std::string& kind,
+                                            const std::optional<std::string>& path) {
+  if (kind != "ccache" && kind != "sccache")
+    return fail(ExitCode::usage, "--cache: unknown cache tool '{}'; use ccache or sccache", kind);
+  std::string found = path ? *path : util::find_in_path(kind);
+  if (found.empty())
+    return fail(ExitCode::usage, "{} not found in PATH; install it (apt-get install {}) or pass --cache-tool PATH",
+                kind, kind);
+  TRY_ASSIGN(auto absolute, util::real_path(found));
+  auto version = util::run({absolute, "--version"});
+  if (!version || !version->ok())
+    return fail(ExitCode::usage, "{} does not run ({}); reinstall it", absolute,
+                version ? first_line(version->err) : version.error().message);
+  CacheSettings settings;
+  settings.kind = kind;
+  settings.path = absolute;
+  // "ccache version 4.7.5" / "sccache 0.4.0-pre.6"
+  auto line = first_line(version->out);
+  settings.version = line.substr(line.rfind(' ') + 1);
+  return settings;
+}
+
+ShimEnvironment shim_environment(const CacheSettings& settings, const std::string& fingerprint,
+                                 const std::vector<std::string>& identity_files) {
+  ShimEnvironment env;
+  auto& d = env.defaults;
+  if (settings.kind == "ccache") {
+    if (settings.dir)
+      d.push_back("CCACHE_DIR=" + *settings.dir);
+    if (settings.max_size)
+      d.push_back("CCACHE_MAXSIZE=" + *settings.max_size);
+    d.push_back("CCACHE_DEPEND=1");
+    d.push_back("CCACHE_SLOPPINESS=locale,time_macros,include_file_ctime,include_file_mtime");
+    // Identity: the fingerprint names the toolchain; the extra files make
+    // every key follow the *current* contents of its inputs, and the inode
+    // cache keeps re-hashing them nearly free.
+    d.push_back("CCACHE_COMPILERCHECK=string:shimctl-" + fingerprint.substr(0, 32));
+    d.push_back("CCACHE_INODECACHE=1");
+    if (settings.remote)
+      d.push_back("CCACHE_REMOTE_STORAGE=" + *settings.remote +
+                  (settings.remote_read_only ? "|read-only" : ""));
+    if (settings.shared_group)
+      d.push_back("CCACHE_UMASK=002");
+    if (!identity_files.empty())
+      env.appends.push_back("CCACHE_EXTRAFILES=" + join(identity_files, ':'));
+  } else {
+    if (settings.dir)
+      d.push_back("SCCACHE_DIR=" + *settings.dir);
+    if (settings.max_size)
+      d.push_back("SCCACHE_CACHE_SIZE=" + *settings.max_size);
+    if (settings.remote)
+      d.push_back("SCCACHE_REDIS=" + *settings.remote);
+    // sccache keys on the compiler binary it runs (the shim) and its version
+    // output; the buster carries the toolchain's identity into every key.
+    d.push_back("SCCACHE_C_CUSTOM_CACHE_BUSTER=shimctl-" + fingerprint.substr(0, 32));
+  }
+  return env;
+}
+
+std::map<std::string, std::optional<std::string>> tool_environment(const ShimEnvironment& env) {
+  std::map<std::string, std::optional<std::string>> out;
+  for (const auto& entry : env.defaults) {
+    auto eq = entry.find('=');
+    auto name = entry.substr(0, eq);
+    if (!std::getenv(name.c_str()))
+      out[name] = entry.substr(eq + 1);
+  }
+  return out;
+}
+
+std::uint64_t CacheStats::get(const std::string& name) const {
+  auto it = counters.find(name);
+  return it == counters.end() ? 0 : it->second;
+}
+
+std::uint64_t CacheStats::hits() const {
+  return get("direct_cache_hit") + get("preprocessed_cache_hit") + get("cache_hits");
+}
+
+std::uint64_t CacheStats::misses() const {
+  return get("cache_miss") + get("cache_misses");
+}
+
+util::Result<CacheStats> read_stats(const CacheSettings& settings, const util::RunOptions& options) {
+  CacheStats stats;
+  if (settings.kind == "ccache") {
+    TRY_ASSIGN(auto r, util::run({settings.path, "--print-stats"}, options));
+    if (!r.ok())
+      return fail("{} --print-stats failed: {}", settings.path, first_line(r.err));
+    std::istringstream in(r.out);
+    std::string name;
+    std::uint64_t value = 0;
+    while (in >> name >> value)
+      stats.counters[name] = value;
+    return stats;
+  }
+  TRY_ASSIGN(auto r, util::run({settings.path, "--show-stats", "--stats-format", "json"}, options));
+  if (!r.ok())
+    return fail("{} --show-stats failed: {}", settings.path, first_line(r.err));
+  auto j = nlohmann::json::parse(r.out, nullptr, false);
+  if (j.is_discarded() || !j.contains("stats"))
+    return fail("{} --show-stats printed no statistics", settings.path);
+  auto sum = [](const nlohmann::json& counts) {
+    std::uint64_t total = 0;
+    if (counts.is_object())
+      for (const auto& [k, v] : counts.items())
+        if (v.is_number_unsigned())
+          total += v.get<std::uint64_t>();
+    return total;
+  };
+  const auto& s = j.at("stats");
+  stats.counters["cache_hits"] = sum(s.value("cache_hits", nlohmann::json::object()).value("counts", nlohmann::json::object()));
+  stats.counters["cache_misses"] = sum(s.value("cache_misses", nlohmann::json::object()).value("counts", nlohmann::json::object()));
+  stats.counters["compile_requests"] = s.value("compile_requests", 0ULL);
+  stats.counters["requests_not_cacheable"] = s.value("requests_not_cacheable", 0ULL);
+  return stats;
+}
+
+std::string cache_location(const CacheSettings& settings, const util::RunOptions& options) {
+  if (settings.kind == "ccache") {
+    auto r = util::run({settings.path, "--get-config", "cache_dir"}, options);
+    if (r && r->ok())
+      return first_line(r->out);
+    return "?";
+  }
+  auto it = options.env.find("SCCACHE_DIR");
+  if (it != options.env.end() && it->second)
+    return *it->second;
+  const char* dir = std::getenv("SCCACHE_DIR");
+  const char* home = std::getenv("HOME");
+  return dir ? dir : fmt::format("{}/.cache/sccache", home ? home : "~");
+}
+
+}  // namespace shimctl::core

@@ -1,0 +1,81 @@
+#include <shimctl/core/fingerprint.hpp>
+#include <shimctl/util/sha256.hpp>
+
+#include <glob.h>
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <set>
+
+namespace shimctl::core {
+
+std::string Fingerprint::cache_key(const std::string& layout) const {
+  return fmt::format("{}-{}", layout, sha256.substr(0, 16));
+}
+
+std::vector<std::string> identity_files(const std::string& prefix,
+                                        const std::vector<std::string>& patterns,
+                                        const std::vector<std::string>& wrapped) {
+  std::set<std::string> files;
+  for (const auto& pattern : patterns) {
+    glob_t g{};
+    if (::glob((prefix + "/" + pattern).c_str(), 0, nullptr, &g) == 0) {
+      for (std::size_t i = 0; i < g.gl_pathc; ++i) {
+        std::string match = g.gl_pathv[i];
+        auto relative = match.substr(prefix.size() + 1);
+        // Our own files are not part of the toolchain.
+        if (relative.ends_with(real_suffix) || relative.ends_with(".shimctl.conf"))
+          continue;
+        auto resolved = resolve_within(prefix, relative);
+        struct stat st {};
+        if (::stat(match.c_str(), &st) != 0 || !S_ISREG(st.st_mode))
+          continue;
+        if (!resolved) {
+          files.insert(relative);  // a file outside the prefix, named by its link here
+          continue;
+        }
+        bool is_wrapped = std::find(wrapped.begin(), wrapped.end(), *resolved) != wrapped.end();
+        files.insert(is_wrapped ? *resolved + std::string(real_suffix) : *resolved);
+      }
+    }
+    ::globfree(&g);
+  }
+  return {files.begin(), files.end()};
+}
+
+std::string combine_inputs(const std::vector<IdentityInput>& inputs) {
+  util::Sha256 h;
+  for (const auto& input : inputs) {
+    h.update(input.path);
+    h.update(std::string_view("\0", 1));
+    h.update(input.sha256);
+    h.update("\n");
+  }
+  return h.hex_digest();
+}
+
+util::Result<Fingerprint> compute_fingerprint(const std::string& prefix,
+                                              const std::vector<std::string>& files,
+                                              bool before_install,
+                                              const FingerprintProgress& progress) {
+  Fingerprint fp;
+  std::uint64_t bytes = 0;
+  for (std::size_t i = 0; i < files.size(); ++i) {
+    const auto& relative = files[i];
+    std::string full = prefix + "/" + relative;
+    struct stat st {};
+    if (before_install && relative.ends_with(real_suffix) && ::stat(full.c_str(), &st) != 0)
+      full.resize(full.size() - real_suffix.size());
+    if (::stat(full.c_str(), &st) != 0)
+      return util::fail("toolchain file {} disappeared while fingerprinting", full);
+    TRY_ASSIGN(auto digest, util::sha256_file(full));
+    fp.inputs.push_back({relative, digest, static_cast<std::uint64_t>(st.st_size)});
+    bytes += static_cast<std::uint64_t>(st.st_size);
+    if (progress)
+      progress(i + 1, files.size(), bytes);
+  }
+  fp.sha256 = combine_inputs(fp.inputs);
+  return fp;
+}
+
+}  // namespace shimctl::core

@@ -1,0 +1,49 @@
+// The toolchain fingerprint: SHA-256 over the contents of every file that
+// decides a compile's output (compilers, linkers, bundlers, device libraries,
+// version files), as listed by the layout's identity patterns.
+#pragma once
+
+#include <shimctl/core/discovery.hpp>
+#include <shimctl/util/error.hpp>
+
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace shimctl::core {
+
+struct IdentityInput {
+  std::string path;  // relative to the prefix; a wrapped compiler is named by its .real
+  std::string sha256;
+  std::uint64_t size = 0;
+  bool operator==(const IdentityInput&) const = default;
+};
+
+struct Fingerprint {
+  std::string sha256;  // over the sorted (path, sha256) pairs
+  std::vector<IdentityInput> inputs;
+
+  // A short stable key for CI caches: "<layout>-<first 16 hex digits>".
+  [[nodiscard]] std::string cache_key(const std::string& layout) const;
+};
+
+// Files matched by the identity patterns, relative to the prefix, with every
+// wrapped compiler replaced by its .real. WRAPPED lists the paths of the
+// wrapped compilers (relative).
+[[nodiscard]] std::vector<std::string> identity_files(const std::string& prefix,
+                                                      const std::vector<std::string>& patterns,
+                                                      const std::vector<std::string>& wrapped);
+
+// Progress callback: (files done, files total, bytes done).
+using FingerprintProgress = std::function<void(std::size_t, std::size_t, std::uint64_t)>;
+
+// Hashes the files. With BEFORE_INSTALL, a ".real" name that does not exist
+// yet is read from the original (the same bytes it will hold).
+[[nodiscard]] util::Result<Fingerprint> compute_fingerprint(const std::string& prefix,
+                                                            const std::vector<std::string>& files,
+                                                            bool before_install,
+                                                            const FingerprintProgress& progress = {});
+
+[[nodiscard]] std::string combine_inputs(const std::vector<IdentityInput>& inputs);
+
+}  // namespace shimctl::core

@@ -1,0 +1,186 @@
+#include <shimctl/core/adopt.hpp>
+#include <shimctl/core/cache_backend.hpp>
+#include <shimctl/core/discovery.hpp>
+#include <shimctl/core/fingerprint.hpp>
+#include <shimctl/core/install.hpp>
+#include <shimctl/core/probe.hpp>
+#include <shimctl/core/rollback.hpp>
+#include <shimctl/core/shim_config.hpp>
+#include <shimctl/util/sha256.hpp>
+
+#include <filesystem>
+
+namespace shimctl::core {
+
+using util::ExitCode;
+using util::fail;
+
+std::vector<Step> install_steps(const Manifest& m) {
+  std::vector<Step> steps;
+  for (const auto& c : m.compilers)
+    steps.push_back(Step::of(StepKind::link_real, c.path));
+  auto env = shim_environment(m.cache, m.fingerprint.sha256, identity_paths(m));
+  for (const auto& dir : shim_directories(m)) {
+    auto conf = Step::of(StepKind::write_file, dir.empty() ? std::string(shim_config_file)
+                                                : dir + "/" + std::string(shim_config_file));
+    conf.content = render_shim_config(m, dir, env);
+    conf.mode = 0644;
+    steps.push_back(conf);
+  }
+  for (const auto& c : m.compilers) {
+    auto shim = Step::of(StepKind::place_shim, c.path);
+    shim.mode = c.original.mode;
+    shim.uid = c.original.uid;
+    shim.gid = c.original.gid;
+    steps.push_back(shim);
+  }
+  auto manifest = Step::of(StepKind::write_file, fmt::format("{}/{}", state_dir_name, manifest_file));
+  manifest.content = to_json(m);
+  steps.push_back(manifest);
+  return steps;
+}
+
+util::Result<FileRecord> record_original(const util::Dir& prefix_dir, const std::string& path) {
+  auto [dir_path, name] = util::split_relative(path);
+  TRY_ASSIGN(auto dir, prefix_dir.open_relative(dir_path));
+  TRY_ASSIGN(auto st, dir.stat(name));
+  if (!st || st->kind != util::FileKind::file)
+    return fail("{} is not a regular file", dir.path_of(name));
+  FileRecord r;
+  TRY_ASSIGN(r.sha256, dir.sha256(name));
+  r.size = st->size;
+  r.mode = st->mode;
+  r.uid = st->uid;
+  r.gid = st->gid;
+  return r;
+}
+
+namespace {
+
+util::Status refuse_foreign_reals(const util::Dir& prefix_dir, const Toolchain& toolchain) {
+  for (const auto& target : toolchain.targets) {
+    TRY_ASSIGN(auto dir, prefix_dir.open_relative(target.dir()));
+    TRY_ASSIGN(auto real, dir.stat(target.real_name()));
+    if (real)
+      return fail(ExitCode::usage,
+                  "{} already exists and shimctl did not create it (no manifest); move it away "
+                  "or restore the original by hand, then install again",
+                  dir.path_of(target.real_name()));
+  }
+  return {};
+}
+
+util::Result<Manifest> plan_manifest(const Context& context, const util::Dir& prefix_dir,
+                                     const Toolchain& toolchain, const CacheSettings& cache,
+                                     const std::string& shim_bytes) {
+  Manifest m;
+  m.shimctl_version = context.version;
+  m.created = utc_now_iso8601();
+  m.prefix = toolchain.prefix;
+  m.layout = toolchain.layout.name;
+  m.cache = cache;
+  m.shim_sha256 = util::sha256_hex(shim_bytes);
+  m.shim_size = shim_bytes.size();
+  std::vector<std::string> wrapped;
+  for (const auto& t : toolchain.targets)
+    wrapped.push_back(t.path);
+  auto files = identity_files(toolchain.prefix, toolchain.layout.identity, wrapped);
+  context.progress(fmt::format("fingerprinting {} toolchain files", files.size()));
+  TRY_ASSIGN(m.fingerprint, compute_fingerprint(toolchain.prefix, files, true));
+  for (const auto& t : toolchain.targets) {
+    WrappedCompiler c;
+    c.path = t.path;
+    c.real = t.real_path();
+    c.family = t.spec.family;
+    c.name_handling = t.spec.name_handling;
+    c.verify = t.spec.verify;
+    TRY_ASSIGN(c.original, record_original(prefix_dir, t.path));
+    c.aliases = t.aliases;
+    if (c.name_handling == NameHandling::argv0) {
+      TRY_ASSIGN(c.job_lists, record_job_lists(toolchain.prefix, t));
+    }
+    m.compilers.push_back(std::move(c));
+  }
+  for (const auto& dir : shim_directories(m))
+    m.created_files.push_back(dir.empty() ? std::string(shim_config_file)
+                                          : dir + "/" + std::string(shim_config_file));
+  return m;
+}
+
+void remove_state_dir(const util::Dir& prefix_dir) {
+  if (auto state = prefix_dir.open_relative(state_dir_name)) {
+    for (auto name : {journal_file, manifest_file, events_file, lock_file})
+      (void)state->remove(name);
+  }
+  (void)prefix_dir.remove_dir(state_dir_name);
+}
+
+}  // namespace
+
+util::Result<InstallResult> install(const Context& context, const InstallOptions& options) {
+  TRY_ASSIGN(auto layouts, load_layouts(context.layouts_dir));
+  TRY_ASSIGN(auto existing, open_session(context, options.prefix, {options.session.wait, false}));
+  InstallResult result;
+  if (existing.manifest) {
+    result.action = InstallResult::Action::unchanged;
+    result.manifest = *existing.manifest;
+    TRY(readopt_upgraded(context, existing, result));
+    return result;
+  }
+
+  DiscoveryOptions discovery{options.layout, options.compilers};
+  TRY_ASSIGN(auto toolchain, discover(existing.prefix, layouts, discovery));
+  result.notes = toolchain.notes;
+  TRY(refuse_foreign_reals(existing.dir, toolchain));
+  TRY_ASSIGN(auto cache, find_cache_tool(options.cache_kind, options.cache_tool));
+  cache.dir = options.cache_dir;
+  cache.max_size = options.max_size;
+  cache.remote = options.remote;
+  cache.remote_read_only = options.remote_read_only;
+  TRY_ASSIGN(auto shim_bytes, read_shim_binary(context));
+  TRY_ASSIGN(result.manifest,
+             plan_manifest(context, existing.dir, toolchain, cache, shim_bytes));
+  Journal journal{"install", Recovery::undo, result.manifest.shim_sha256,
+                  install_steps(result.manifest)};
+  for (const auto& step : journal.steps)
+    result.plan.push_back(step.describe());
+  if (options.dry_run) {
+    result.action = InstallResult::Action::planned;
+    return result;
+  }
+
+  bool had_state = existing.lock.has_value();
+  existing.lock.reset();
+  TRY_ASSIGN(auto session, open_session(context, options.prefix, {options.session.wait, true}));
+  Transaction transaction(session.dir, session.shim_bytes);
+  auto done = transaction.run(journal, [&](std::size_t i, const Step&, const std::string& what) {
+    context.progress(fmt::format("[{}/{}] {}", i + 1, journal.steps.size(), what));
+  });
+  if (!done) {
+    if (!had_state)
+      remove_state_dir(session.dir);
+    return std::unexpected(done.error());
+  }
+  result.action = InstallResult::Action::installed;
+  session.manifest = result.manifest;
+  if (!options.verify)
+    return result;
+
+  context.progress("verifying with real compiles");
+  TRY_ASSIGN(auto report, verify(context, session.dir, result.manifest, options.verify_options));
+  result.report = report;
+  if (report.ok())
+    return result;
+  auto reason = report.first_failure();
+  if (options.keep_on_failure)
+    return fail("verification failed: {} (kept the installation: --keep-on-failure)", reason);
+  auto undone = rollback_session(context, session, {});
+  if (!undone)
+    return fail("verification failed: {}; the automatic rollback also failed: {}", reason,
+                undone.error().message);
+  if (!had_state)
+    remove_state_dir(session.dir);
+  return fail("verification failed: {}; rolled back, the toolchain is as it was", reason);
+}
+
+}  // namespace shimctl::core

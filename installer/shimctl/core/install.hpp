@@ -1,0 +1,54 @@
+// `shimctl install`: discover → plan → fingerprint → transaction → verify.
+#pragma once
+
+#include <shimctl/core/context.hpp>
+#include <shimctl/core/manifest.hpp>
+#include <shimctl/core/session.hpp>
+#include <shimctl/core/transaction.hpp>
+#include <shimctl/core/verify.hpp>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace shimctl::core {
+
+struct InstallOptions {
+  std::string prefix;
+  std::optional<std::string> layout;
+  std::vector<std::string> compilers;
+  std::string cache_kind = "ccache";
+  std::optional<std::string> cache_tool;  // explicit path
+  std::optional<std::string> cache_dir;
+  std::optional<std::string> max_size;
+  std::optional<std::string> remote;
+  bool remote_read_only = false;
+  bool dry_run = false;
+  bool keep_on_failure = false;
+  bool verify = true;
+  VerifyOptions verify_options;
+  SessionOptions session;
+};
+
+struct InstallResult {
+  enum class Action { installed, unchanged, planned, readopted } action = Action::installed;
+  Manifest manifest;
+  std::vector<std::string> plan;   // one line per step
+  std::vector<std::string> notes;  // what discovery skipped
+  std::optional<VerifyReport> report;
+};
+
+[[nodiscard]] util::Result<InstallResult> install(const Context& context,
+                                                  const InstallOptions& options);
+
+// Builds the transaction steps that install MANIFEST's shims (exposed for tests).
+[[nodiscard]] std::vector<Step> install_steps(const Manifest& manifest);
+
+// The record of the regular file PATH (relative to the prefix).
+[[nodiscard]] util::Result<FileRecord> record_original(const util::Dir& prefix_dir,
+                                                       const std::string& path);
+
+// Builds the steps that roll MANIFEST back.
+[[nodiscard]] std::vector<Step> rollback_steps(const Manifest& manifest);
+
+}  // namespace shimctl::core

@@ -1,0 +1,248 @@
+#include <shimctl/core/manifest.hpp>
+#include <shimctl/util/dir.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <ctime>
+
+namespace shimctl::core {
+
+using nlohmann::json;
+using util::ExitCode;
+
+namespace {
+
+json record_to_json(const FileRecord& r) {
+  json j{{"kind", r.kind}, {"sha256", r.sha256}, {"size", r.size},
+         {"mode", r.mode}, {"uid", r.uid},       {"gid", r.gid}};
+  j["link_target"] = r.link_target ? json(*r.link_target) : json(nullptr);
+  return j;
+}
+
+json optional_string(const std::optional<std::string>& value) {
+  return value ? json(*value) : json(nullptr);
+}
+
+// Thrown inside parsing only, turned into a util::Error at the boundary.
+struct Invalid {
+  std::string message;
+};
+
+void require(bool condition, const std::string& message) {
+  if (!condition)
+    throw Invalid{message};
+}
+
+bool is_hex64(const std::string& s) {
+  return s.size() == 64 && s.find_first_not_of("0123456789abcdef") == std::string::npos;
+}
+
+std::string clean_path(const json& j, const char* key, const std::string& where) {
+  require(j.contains(key) && j.at(key).is_string(), where + "." + key + " must be a string");
+  auto value = j.at(key).get<std::string>();
+  require(util::is_clean_relative(value),
+          where + "." + key + " '" + value + "' is not a relative path inside the prefix");
+  return value;
+}
+
+std::string string_field(const json& j, const char* key, const std::string& where) {
+  require(j.contains(key) && j.at(key).is_string(), where + "." + key + " must be a string");
+  return j.at(key).get<std::string>();
+}
+
+std::optional<std::string> optional_string_field(const json& j, const char* key,
+                                                 const std::string& where) {
+  if (!j.contains(key) || j.at(key).is_null())
+    return std::nullopt;
+  return string_field(j, key, where);
+}
+
+std::uint64_t number_field(const json& j, const char* key, const std::string& where,
+                           std::uint64_t max = UINT64_MAX) {
+  require(j.contains(key) && j.at(key).is_number_unsigned(),
+          where + "." + key + " must be a non-negative integer");
+  auto value = j.at(key).get<std::uint64_t>();
+  require(value <= max, where + "." + key + " is out of range");
+  return value;
+}
+
+std::string hash_field(const json& j, const char* key, const std::string& where) {
+  auto value = string_field(j, key, where);
+  require(is_hex64(value), where + "." + key + " is not a SHA-256 hex digest");
+  return value;
+}
+
+FileRecord record_from_json(const json& j, const std::string& where) {
+  require(j.is_object(), where + " must be an object");
+  FileRecord r;
+  r.kind = string_field(j, "kind", where);
+  require(r.kind == "file", where + ".kind must be \"file\"");
+  r.sha256 = hash_field(j, "sha256", where);
+  r.size = number_field(j, "size", where);
+  r.mode = static_cast<mode_t>(number_field(j, "mode", where, 07777));
+  r.uid = static_cast<uid_t>(number_field(j, "uid", where, UINT32_MAX - 1));
+  r.gid = static_cast<gid_t>(number_field(j, "gid", where, UINT32_MAX - 1));
+  r.link_target = optional_string_field(j, "link_target", where);
+  return r;
+}
+
+Alias alias_from_json(const json& j, const std::string& where) {
+  require(j.is_object(), where + " must be an object");
+  return {clean_path(j, "path", where), string_field(j, "target", where)};
+}
+
+WrappedCompiler compiler_from_json(const json& j, const std::string& where) {
+  require(j.is_object(), where + " must be an object");
+  WrappedCompiler c;
+  c.path = clean_path(j, "path", where);
+  c.real = clean_path(j, "real", where);
+  require(c.real == c.path + std::string(real_suffix), where + ".real must be path + \".real\"");
+  c.family = string_field(j, "family", where);
+  auto handling = string_field(j, "name_handling", where);
+  require(handling == "sibling" || handling == "argv0", where + ".name_handling is unknown");
+  c.name_handling = handling == "argv0" ? NameHandling::argv0 : NameHandling::sibling;
+  auto verify = string_field(j, "verify", where);
+  require(verify == "hip" || verify == "c-cxx" || verify == "cuda", where + ".verify is unknown");
+  c.verify = verify == "hip" ? VerifyKind::hip : verify == "cuda" ? VerifyKind::cuda : VerifyKind::c_cxx;
+  c.original = record_from_json(j.at("original"), where + ".original");
+  require(j.contains("aliases") && j.at("aliases").is_array(), where + ".aliases must be an array");
+  for (std::size_t i = 0; i < j.at("aliases").size(); ++i)
+    c.aliases.push_back(
+        alias_from_json(j.at("aliases")[i], fmt::format("{}.aliases[{}]", where, i)));
+  if (j.contains("job_lists")) {
+    require(j.at("job_lists").is_object(), where + ".job_lists must be an object");
+    for (const auto& [k, v] : j.at("job_lists").items()) {
+      require(util::is_clean_relative(k) && v.is_string(), where + ".job_lists is malformed");
+      c.job_lists[k] = v.get<std::string>();
+    }
+  }
+  c.diverted_by = optional_string_field(j, "diverted_by", where);
+  return c;
+}
+
+Manifest manifest_from_json(const json& j, const std::string& expected_prefix) {
+  require(j.is_object(), "the manifest is not a JSON object");
+  require(j.contains("schema_version") && j.at("schema_version").is_number_integer(),
+          "schema_version must be an integer");
+  auto version = j.at("schema_version").get<int>();
+  require(version == manifest_schema_version,
+          fmt::format("unsupported schema_version {} (this shimctl reads {})", version,
+                      manifest_schema_version));
+  Manifest m;
+  m.shimctl_version = string_field(j, "shimctl_version", "manifest");
+  m.created = string_field(j, "created", "manifest");
+  m.prefix = string_field(j, "prefix", "manifest");
+  require(m.prefix == expected_prefix,
+          fmt::format("manifest.prefix '{}' is not this prefix ({})", m.prefix, expected_prefix));
+  m.layout = string_field(j, "layout", "manifest");
+  require(j.contains("cache") && j.at("cache").is_object(), "manifest.cache must be an object");
+  const auto& cache = j.at("cache");
+  m.cache.kind = string_field(cache, "kind", "cache");
+  require(m.cache.kind == "ccache" || m.cache.kind == "sccache", "cache.kind is unknown");
+  m.cache.path = string_field(cache, "path", "cache");
+  require(m.cache.path.starts_with("/"), "cache.path must be absolute");
+  m.cache.version = string_field(cache, "version", "cache");
+  m.cache.dir = optional_string_field(cache, "dir", "cache");
+  m.cache.max_size = optional_string_field(cache, "max_size", "cache");
+  m.cache.remote = optional_string_field(cache, "remote", "cache");
+  require(!cache.contains("remote_read_only") || cache.at("remote_read_only").is_boolean(),
+          "cache.remote_read_only must be a boolean");
+  m.cache.remote_read_only = cache.value("remote_read_only", false);
+  m.cache.shared_group = optional_string_field(cache, "shared_group", "cache");
+  require(j.contains("shim") && j.at("shim").is_object(), "manifest.shim must be an object");
+  m.shim_sha256 = hash_field(j.at("shim"), "sha256", "shim");
+  m.shim_size = number_field(j.at("shim"), "size", "shim");
+  require(j.contains("fingerprint") && j.at("fingerprint").is_object(),
+          "manifest.fingerprint must be an object");
+  const auto& fp = j.at("fingerprint");
+  m.fingerprint.sha256 = hash_field(fp, "sha256", "fingerprint");
+  require(fp.contains("inputs") && fp.at("inputs").is_array(), "fingerprint.inputs must be an array");
+  for (std::size_t i = 0; i < fp.at("inputs").size(); ++i) {
+    const auto& in = fp.at("inputs")[i];
+    auto where = fmt::format("fingerprint.inputs[{}]", i);
+    require(in.is_object(), where + " must be an object");
+    m.fingerprint.inputs.push_back(
+        {clean_path(in, "path", where), hash_field(in, "sha256", where), number_field(in, "size", where)});
+  }
+  require(j.contains("compilers") && j.at("compilers").is_array() && !j.at("compilers").empty(),
+          "manifest.compilers must be a non-empty array");
+  for (std::size_t i = 0; i < j.at("compilers").size(); ++i)
+    m.compilers.push_back(
+        compiler_from_json(j.at("compilers")[i], fmt::format("compilers[{}]", i)));
+  require(j.contains("created_files") && j.at("created_files").is_array(),
+          "manifest.created_files must be an array");
+  for (std::size_t i = 0; i < j.at("created_files").size(); ++i) {
+    const auto& f = j.at("created_files")[i];
+    require(f.is_string() && util::is_clean_relative(f.get<std::string>()),
+            fmt::format("created_files[{}] is not a relative path inside the prefix", i));
+    m.created_files.push_back(f.get<std::string>());
+  }
+  return m;
+}
+
+}  // namespace
+
+std::string utc_now_iso8601() {
+  std::time_t now = std::time(nullptr);
+  std::tm tm{};
+  ::gmtime_r(&now, &tm);
+  char buffer[32];
+  std::strftime(buffer, sizeof buffer, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buffer;
+}
+
+std::string to_json(const Manifest& m) {
+  json compilers = json::array();
+  for (const auto& c : m.compilers) {
+    json aliases = json::array();
+    for (const auto& a : c.aliases)
+      aliases.push_back({{"path", a.path}, {"target", a.target}});
+    json jc{{"path", c.path},
+            {"real", c.real},
+            {"family", c.family},
+            {"name_handling", c.name_handling == NameHandling::argv0 ? "argv0" : "sibling"},
+            {"verify", to_string(c.verify)},
+            {"original", record_to_json(c.original)},
+            {"aliases", aliases},
+            {"job_lists", c.job_lists}};
+    jc["diverted_by"] = optional_string(c.diverted_by);
+    compilers.push_back(jc);
+  }
+  json inputs = json::array();
+  for (const auto& in : m.fingerprint.inputs)
+    inputs.push_back({{"path", in.path}, {"sha256", in.sha256}, {"size", in.size}});
+  json cache{{"kind", m.cache.kind},
+             {"path", m.cache.path},
+             {"version", m.cache.version},
+             {"dir", optional_string(m.cache.dir)},
+             {"max_size", optional_string(m.cache.max_size)},
+             {"remote", optional_string(m.cache.remote)},
+             {"remote_read_only", m.cache.remote_read_only},
+             {"shared_group", optional_string(m.cache.shared_group)}};
+  json j{{"schema_version", m.schema_version},
+         {"shimctl_version", m.shimctl_version},
+         {"created", m.created},
+         {"prefix", m.prefix},
+         {"layout", m.layout},
+         {"cache", cache},
+         {"shim", {{"sha256", m.shim_sha256}, {"size", m.shim_size}}},
+         {"fingerprint", {{"sha256", m.fingerprint.sha256}, {"inputs", inputs}}},
+         {"compilers", compilers},
+         {"created_files", m.created_files}};
+  return j.dump(2) + "\n";
+}
+
+util::Result<Manifest> parse_manifest(const std::string& text, const std::string& expected_prefix) {
+  auto j = json::parse(text, nullptr, false);
+  if (j.is_discarded())
+    return util::fail(ExitCode::corrupt, "manifest is not valid JSON (truncated or damaged)");
+  try {
+    return manifest_from_json(j, expected_prefix);
+  } catch (const Invalid& e) {
+    return util::fail(ExitCode::corrupt, "manifest is invalid: {}", e.message);
+  } catch (const json::exception& e) {
+    return util::fail(ExitCode::corrupt, "manifest is invalid: {}", e.what());
+  }
+}
+
+}  // namespace shimctl::core

@@ -1,0 +1,77 @@
+// The rollback manifest (PREFIX/.shimctl/manifest.json): everything needed to
+// put the toolchain back byte for byte. Schema: manifests/manifest.schema.json.
+#pragma once
+
+#include <shimctl/core/discovery.hpp>
+#include <shimctl/core/fingerprint.hpp>
+#include <shimctl/core/layout.hpp>
+#include <shimctl/util/error.hpp>
+
+#include <sys/types.h>
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace shimctl::core {
+
+inline constexpr int manifest_schema_version = 1;
+
+struct FileRecord {
+  std::string kind = "file";  // file | symlink
+  std::string sha256;
+  std::uint64_t size = 0;
+  mode_t mode = 0;
+  uid_t uid = 0;
+  gid_t gid = 0;
+  std::optional<std::string> link_target;
+};
+
+struct CacheSettings {
+  std::string kind = "ccache";  // ccache | sccache
+  std::string path;             // absolute path of the tool
+  std::string version;
+  std::optional<std::string> dir;       // --cache-dir
+  std::optional<std::string> max_size;  // --max-size
+  std::optional<std::string> remote;    // --remote URL
+  bool remote_read_only = false;
+  std::optional<std::string> shared_group;  // --shared-cache --group
+};
+
+struct WrappedCompiler {
+  std::string path;  // the shim's path, relative to the prefix
+  std::string real;  // where the original now lives
+  std::string family;
+  NameHandling name_handling = NameHandling::sibling;
+  VerifyKind verify = VerifyKind::c_cxx;
+  FileRecord original;
+  std::vector<Alias> aliases;
+  // Per invoked path (relative): clang's `-### -c` job list recorded before wrapping.
+  std::map<std::string, std::string> job_lists;
+  std::optional<std::string> diverted_by;  // "dpkg" when a dpkg-divert was added
+};
+
+struct Manifest {
+  int schema_version = manifest_schema_version;
+  std::string shimctl_version;
+  std::string created;  // UTC, ISO 8601
+  std::string prefix;
+  std::string layout;
+  CacheSettings cache;
+  std::string shim_sha256;
+  std::uint64_t shim_size = 0;
+  Fingerprint fingerprint;
+  std::vector<WrappedCompiler> compilers;
+  std::vector<std::string> created_files;  // shim configs, relative to the prefix
+};
+
+[[nodiscard]] std::string to_json(const Manifest& manifest);
+// Parses and validates: types, schema version, clean relative paths inside
+// the prefix, hash formats. EXPECTED_PREFIX must equal the recorded prefix.
+[[nodiscard]] util::Result<Manifest> parse_manifest(const std::string& text,
+                                                    const std::string& expected_prefix);
+
+[[nodiscard]] std::string utc_now_iso8601();
+
+}  // namespace shimctl::core

@@ -1,0 +1,25 @@
+// Behavioural probes of clang-family names: the `-### -c` job list shows the
+// driver mode, config file, resource dir and target a name leads to.
+#pragma once
+
+#include <shimctl/core/discovery.hpp>
+#include <shimctl/util/error.hpp>
+
+#include <map>
+#include <string>
+
+namespace shimctl::core {
+
+// The job list of PREFIX/INVOKED for `-### -c probe.cpp -o probe.o`, run in a
+// scratch directory, with the scratch path and REAL_EXE (the executable clang
+// reports for itself) normalised so that runs before and after wrapping compare.
+[[nodiscard]] util::Result<std::string> job_list(const std::string& prefix,
+                                                 const std::string& invoked,
+                                                 const std::string& real_exe,
+                                                 const std::string& original_exe);
+
+// Job lists of a target and each of its aliases, before wrapping.
+[[nodiscard]] util::Result<std::map<std::string, std::string>> record_job_lists(
+    const std::string& prefix, const WrapTarget& target);
+
+}  // namespace shimctl::core

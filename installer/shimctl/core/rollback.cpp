@@ -1,0 +1,117 @@
+#include <shimctl/core/install.hpp>
+#include <shimctl/core/rollback.hpp>
+#include <shimctl/core/transaction.hpp>
+
+namespace shimctl::core {
+
+using util::ExitCode;
+using util::fail;
+
+std::vector<Step> rollback_steps(const Manifest& m) {
+  std::vector<Step> steps;
+  for (const auto& c : m.compilers)
+    steps.push_back(Step::of(StepKind::restore, c.path));
+  for (const auto& f : m.created_files)
+    steps.push_back(Step::of(StepKind::remove_file, f));
+  steps.push_back(Step::of(StepKind::remove_file, fmt::format("{}/{}", state_dir_name, manifest_file)));
+  steps.push_back(Step::of(StepKind::remove_file, fmt::format("{}/{}", state_dir_name, events_file)));
+  return steps;
+}
+
+namespace {
+
+struct Inspection {
+  std::vector<std::string> mismatched;  // .real files that changed since install
+  std::vector<std::string> missing;     // neither the shim's original nor a compiler left
+  std::vector<std::string> upgraded;    // the shim was replaced by a newer compiler
+};
+
+util::Result<Inspection> inspect(const Session& session, const Manifest& m) {
+  Inspection found;
+  for (const auto& c : m.compilers) {
+    auto [dir_path, name] = util::split_relative(c.path);
+    TRY_ASSIGN(auto dir, session.dir.open_relative(dir_path));
+    auto real_name = util::split_relative(c.real).second;
+    TRY_ASSIGN(auto real, dir.stat(real_name));
+    TRY_ASSIGN(auto current, dir.stat(name));
+    bool shim_in_place = false;
+    if (current && current->kind == util::FileKind::file && current->size == m.shim_size) {
+      TRY_ASSIGN(auto digest, dir.sha256(name));
+      shim_in_place = digest == m.shim_sha256;
+    }
+    if (current && !shim_in_place) {
+      if (real && !(real->ino == current->ino && real->dev == current->dev))
+        found.upgraded.push_back(c.path);
+      continue;
+    }
+    if (!real) {
+      if (shim_in_place)
+        found.missing.push_back(c.real);
+      continue;
+    }
+    TRY_ASSIGN(auto digest, dir.sha256(real_name));
+    if (digest != c.original.sha256)
+      found.mismatched.push_back(c.real);
+  }
+  return found;
+}
+
+std::string join(const std::vector<std::string>& items) {
+  std::string out;
+  for (const auto& i : items)
+    out += (out.empty() ? "" : ", ") + i;
+  return out;
+}
+
+}  // namespace
+
+util::Result<RollbackResult> rollback_session(const Context& context, Session& session,
+                                              const RollbackOptions& options) {
+  RollbackResult result;
+  if (!session.manifest) {
+    result.was_installed = false;
+    return result;
+  }
+  const auto& m = *session.manifest;
+  TRY_ASSIGN(auto found, inspect(session, m));
+  if (!found.missing.empty())
+    return fail("cannot roll back: the original {} is missing; nothing was changed (reinstall the "
+                "toolchain package, then run 'shimctl rollback' again)",
+                join(found.missing));
+  if (!found.mismatched.empty() && !options.force)
+    return fail("{} no longer matches the SHA-256 recorded at install; nothing was changed "
+                "(--force restores it anyway)",
+                join(found.mismatched));
+  Journal journal{"rollback", Recovery::redo, m.shim_sha256, rollback_steps(m)};
+  Transaction transaction(session.dir, session.shim_bytes);
+  TRY(transaction.run(journal, [&](std::size_t i, const Step&, const std::string& what) {
+    context.progress(fmt::format("[{}/{}] {}", i + 1, journal.steps.size(), what));
+  }));
+  for (const auto& c : m.compilers) {
+    if (std::find(found.upgraded.begin(), found.upgraded.end(), c.path) != found.upgraded.end())
+      result.kept.push_back(fmt::format("{}: a newer compiler replaced the shim; kept it and "
+                                        "removed the stale {}",
+                                        c.path, c.real));
+    else
+      result.restored.push_back(c.path);
+  }
+  // The state directory goes last; a waiting shimctl notices its lock file is gone.
+  if (auto state = session.dir.open_relative(state_dir_name)) {
+    (void)state->remove(lock_file);
+  }
+  (void)session.dir.remove_dir(state_dir_name);
+  session.manifest.reset();
+  return result;
+}
+
+util::Result<RollbackResult> rollback(const Context& context, const RollbackOptions& options) {
+  TRY_ASSIGN(auto session, open_session(context, options.prefix, options.session));
+  if (!session.manifest) {
+    RollbackResult result;
+    result.was_installed = false;
+    return result;
+  }
+  return rollback_session(context, session, options);
+}
+
+}  // namespace shimctl::core

@@ -1,0 +1,33 @@
+// `shimctl rollback`: every changed path back, byte-identical, with its mode,
+// owner and inode; shims, .real files, configs and the manifest removed.
+#pragma once
+
+#include <shimctl/core/context.hpp>
+#include <shimctl/core/session.hpp>
+
+#include <string>
+#include <vector>
+
+namespace shimctl::core {
+
+struct RollbackOptions {
+  std::string prefix;
+  bool force = false;  // restore a .real even if it no longer matches its hash
+  SessionOptions session;
+};
+
+struct RollbackResult {
+  bool was_installed = true;
+  std::vector<std::string> restored;  // paths put back
+  std::vector<std::string> kept;      // newer files kept (package upgrades), with why
+};
+
+[[nodiscard]] util::Result<RollbackResult> rollback(const Context& context,
+                                                    const RollbackOptions& options);
+
+// Rolls back within an open, locked session (install's automatic rollback).
+[[nodiscard]] util::Result<RollbackResult> rollback_session(const Context& context,
+                                                            Session& session,
+                                                            const RollbackOptions& options);
+
+}  // namespace shimctl::core

@@ -1,0 +1,44 @@
+// A locked working session on one prefix: the state directory, the lock, the
+// recovery of an interrupted transaction, and the manifest if installed.
+#pragma once
+
+#include <shimctl/core/context.hpp>
+#include <shimctl/core/manifest.hpp>
+#include <shimctl/util/dir.hpp>
+#include <shimctl/util/lock.hpp>
+
+#include <chrono>
+#include <optional>
+#include <string>
+
+namespace shimctl::core {
+
+struct SessionOptions {
+  std::optional<std::chrono::milliseconds> wait;  // --wait
+  bool create_state = false;                      // install creates PREFIX/.shimctl
+};
+
+struct Session {
+  std::string prefix;  // canonical
+  util::Dir dir;
+  std::optional<util::FileLock> lock;
+  std::optional<Manifest> manifest;
+  std::string shim_bytes;
+  std::string recovered;  // what recovery did, or ""
+};
+
+// Opens PREFIX, takes its lock, finishes any interrupted transaction and
+// loads the manifest. Without CREATE_STATE, a prefix with no state directory
+// yields a session without lock or manifest (nothing to lock or recover).
+[[nodiscard]] util::Result<Session> open_session(const Context& context,
+                                                 const std::string& prefix,
+                                                 const SessionOptions& options);
+
+// Reads the shim binary that install uses.
+[[nodiscard]] util::Result<std::string> read_shim_binary(const Context& context);
+
+// Loads PREFIX/.shimctl/manifest.json if present.
+[[nodiscard]] util::Result<std::optional<Manifest>> load_manifest(const util::Dir& prefix_dir,
+                                                                  const std::string& prefix);
+
+}  // namespace shimctl::core

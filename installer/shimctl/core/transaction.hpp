@@ -1,0 +1,101 @@
+// The one place that changes a toolchain on disk. A transaction is a list of
+// idempotent steps written to a journal (PREFIX/.shimctl/journal.json) before
+// the first one runs. If the process dies, the next shimctl command finds the
+// journal and recovers: an install is undone, a rollback is finished.
+#pragma once
+
+#include <shimctl/util/dir.hpp>
+#include <shimctl/util/error.hpp>
+
+#include <sys/types.h>
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace shimctl::core {
+
+inline constexpr std::string_view state_dir_name = ".shimctl";
+inline constexpr std::string_view manifest_file = "manifest.json";
+inline constexpr std::string_view journal_file = "journal.json";
+inline constexpr std::string_view lock_file = "lock";
+inline constexpr std::string_view events_file = "events.log";
+inline constexpr std::string_view shim_config_file = ".shimctl.conf";
+
+enum class StepKind {
+  link_real,        // PATH.real = hard link to PATH (the original keeps its inode)
+  write_file,       // PATH = CONTENT (shim config, manifest), atomically
+  place_shim,       // PATH = the shim (temp file, fsync, rename over PATH)
+  restore,          // PATH = PATH.real again (rename), or drop a stale PATH.real
+  remove_file,      // unlink PATH
+  adopt_original,   // PATH.real = PATH (a package upgrade replaced PATH)
+};
+
+struct Step {
+  StepKind kind = StepKind::write_file;
+  std::string path;     // relative to the prefix ("." components never)
+  std::string content;  // write_file
+  std::optional<std::string> previous;  // write_file: content to put back on undo
+  mode_t mode = 0644;   // write_file, place_shim
+  uid_t uid = 0;        // place_shim
+  gid_t gid = 0;
+  [[nodiscard]] std::string describe() const;
+  [[nodiscard]] static Step of(StepKind kind, std::string path) {
+    Step step;
+    step.kind = kind;
+    step.path = std::move(path);
+    return step;
+  }
+};
+
+enum class Recovery { undo, redo };
+
+struct Journal {
+  std::string operation;  // install | rollback | refresh
+  Recovery recovery = Recovery::undo;
+  std::string shim_sha256;
+  std::vector<Step> steps;
+};
+
+// Step-by-step progress reporting: (step index, step, what was done).
+using StepObserver = std::function<void(std::size_t, const Step&, const std::string&)>;
+
+class Transaction {
+public:
+  // PREFIX_DIR: the prefix; SHIM_BYTES: the shim binary (for place_shim).
+  Transaction(const util::Dir& prefix_dir, std::string shim_bytes);
+
+  // Writes the journal, runs every step, removes the journal. On a failing
+  // step the finished ones are undone (install) before the error returns.
+  [[nodiscard]] util::Status run(const Journal& journal, const StepObserver& observer = {});
+
+  // Finishes or undoes an interrupted transaction, if any. Returns a one-line
+  // description of what it did, or "" when there was nothing to recover.
+  [[nodiscard]] util::Result<std::string> recover(const StepObserver& observer = {});
+
+  [[nodiscard]] util::Status apply(const Step& step, const std::string& shim_sha256);
+  [[nodiscard]] util::Status undo(const Step& step, const std::string& shim_sha256);
+
+private:
+  [[nodiscard]] util::Status write_journal(const Journal& journal);
+  [[nodiscard]] util::Status remove_journal();
+  [[nodiscard]] util::Status undo_all(const Journal& journal, std::size_t done);
+  [[nodiscard]] util::Result<bool> is_shim(const util::Dir& dir, const std::string& name,
+                                           const std::string& shim_sha256) const;
+  [[nodiscard]] util::Status remove_temporaries(const util::Dir& dir,
+                                                const std::string& name) const;
+
+  const util::Dir& prefix_;
+  std::string shim_bytes_;
+  std::string shim_sha_;
+};
+
+[[nodiscard]] std::string journal_to_json(const Journal& journal);
+[[nodiscard]] util::Result<Journal> journal_from_json(const std::string& text);
+
+// Test-only fault injection: SHIMCTL_TEST_KILL_AFTER_STEP=K sends SIGKILL to
+// this process right after step K (1-based) of any transaction.
+void maybe_die_after_step(std::size_t step_number);
+
+}  // namespace shimctl::core

@@ -1,0 +1,152 @@
+#include <shimctl/core/cache_backend.hpp>
+#include <shimctl/core/probe.hpp>
+#include <shimctl/core/scratch.hpp>
+#include <shimctl/core/shim_config.hpp>
+#include <shimctl/core/transaction.hpp>
+#include <shimctl/core/verify.hpp>
+#include <shimctl/core/verify_compile.hpp>
+#include <shimctl/util/sha256.hpp>
+
+#include <algorithm>
+
+namespace shimctl::core {
+
+std::string to_string(Outcome outcome) {
+  switch (outcome) {
+  case Outcome::pass:
+    return "ok";
+  case Outcome::fail:
+    return "FAILED";
+  case Outcome::warn:
+    return "warning";
+  case Outcome::not_cached:
+    return "not cached";
+  }
+  return "?";
+}
+
+bool VerifyReport::ok() const {
+  return std::none_of(checks.begin(), checks.end(),
+                      [](const Check& c) { return c.outcome == Outcome::fail; });
+}
+
+std::string VerifyReport::first_failure() const {
+  for (const auto& c : checks)
+    if (c.outcome == Outcome::fail)
+      return fmt::format("{}: {}: {}", c.subject, c.name, c.detail);
+  return "";
+}
+
+std::vector<std::string> changed_identity_inputs(const Manifest& manifest) {
+  std::vector<std::string> changed;
+  for (const auto& input : manifest.fingerprint.inputs) {
+    auto digest = util::sha256_file(manifest.prefix + "/" + input.path);
+    if (!digest || *digest != input.sha256)
+      changed.push_back(input.path);
+  }
+  return changed;
+}
+
+namespace {
+
+void check_files(const util::Dir& prefix_dir, const Manifest& m, const WrappedCompiler& c,
+                 std::vector<Check>& out) {
+  auto [dir_path, name] = util::split_relative(c.path);
+  auto dir = prefix_dir.open_relative(dir_path);
+  if (!dir) {
+    out.push_back({c.path, "files", Outcome::fail, dir.error().message});
+    return;
+  }
+  auto shim = dir->sha256(name);
+  if (!shim)
+    out.push_back({c.path, "shim", Outcome::fail, "missing; run 'shimctl install' again"});
+  else if (*shim != m.shim_sha256)
+    out.push_back({c.path, "shim", Outcome::fail,
+                   "replaced by another file (a package upgrade?); run 'shimctl install' to "
+                   "adopt it"});
+  else
+    out.push_back({c.path, "shim", Outcome::pass, "intact"});
+  auto real = dir->sha256(util::split_relative(c.real).second);
+  if (!real)
+    out.push_back({c.path, "original", Outcome::fail, fmt::format("{} is missing", c.real)});
+  else if (*real != c.original.sha256)
+    out.push_back({c.path, "original", Outcome::fail,
+                   fmt::format("{} no longer matches its recorded SHA-256", c.real)});
+  else
+    out.push_back({c.path, "original", Outcome::pass, fmt::format("{} matches", c.real)});
+  for (const auto& alias : c.aliases) {
+    auto [adir, aname] = util::split_relative(alias.path);
+    auto d = prefix_dir.open_relative(adir);
+    auto target = d ? d->read_link(aname) : util::Result<std::string>(std::unexpected(d.error()));
+    if (!target || *target != alias.target)
+      out.push_back({alias.path, "alias", Outcome::fail,
+                     fmt::format("no longer a symlink to {}", alias.target)});
+  }
+}
+
+void check_job_lists(const Manifest& m, const WrappedCompiler& c, std::vector<Check>& out) {
+  auto real_exe = m.prefix + "/" + c.real;
+  auto original_exe = m.prefix + "/" + c.path;
+  std::size_t same = 0;
+  for (const auto& [invoked, recorded] : c.job_lists) {
+    auto now = job_list(m.prefix, invoked, real_exe, original_exe);
+    if (!now) {
+      out.push_back({invoked, "behaviour", Outcome::fail, now.error().message});
+    } else if (*now != recorded) {
+      out.push_back({invoked, "behaviour", Outcome::fail,
+                     "its `-### -c` job list differs from the one recorded before install "
+                     "(driver mode, config file or resource dir changed)"});
+    } else {
+      ++same;
+    }
+  }
+  if (!c.job_lists.empty() && same == c.job_lists.size())
+    out.push_back({c.path, "behaviour", Outcome::pass,
+                   fmt::format("{} name(s) keep their `-###` job list", same)});
+}
+
+}  // namespace
+
+util::Result<VerifyReport> verify(const Context& context, const util::Dir& prefix_dir,
+                                  const Manifest& m, const VerifyOptions& options) {
+  VerifyReport report;
+  auto& out = report.checks;
+  auto tool = util::run({m.cache.path, "--version"});
+  if (!tool || !tool->ok())
+    out.push_back({"cache", m.cache.kind, Outcome::fail,
+                   fmt::format("{} does not run; compiles bypass the cache", m.cache.path)});
+  else
+    out.push_back({"cache", m.cache.kind, Outcome::pass, m.cache.path});
+
+  auto changed = changed_identity_inputs(m);
+  if (!changed.empty()) {
+    std::string list;
+    for (std::size_t i = 0; i < changed.size() && i < 5; ++i)
+      list += (i ? ", " : "") + changed[i];
+    if (changed.size() > 5)
+      list += fmt::format(" and {} more", changed.size() - 5);
+    out.push_back({"toolchain", "identity", Outcome::warn,
+                   fmt::format("toolchain changed since install: {}; cache keys follow the new "
+                               "contents; run 'shimctl refresh' to record them",
+                               list)});
+  } else {
+    out.push_back({"toolchain", "identity", Outcome::pass,
+                   fmt::format("{} inputs match fingerprint {}", m.fingerprint.inputs.size(),
+                               m.fingerprint.sha256.substr(0, 16))});
+  }
+  auto events = read_events(prefix_dir);
+  if (!events.empty())
+    out.push_back({"cache", "events", Outcome::warn, events});
+
+  for (const auto& c : m.compilers) {
+    check_files(prefix_dir, m, c, out);
+    if (!options.compile)
+      continue;
+    if (c.name_handling == NameHandling::argv0)
+      check_job_lists(m, c, out);
+    verify_compiles(context, m, c, options, out);
+  }
+  return report;
+}
+
+}  // namespace shimctl::core

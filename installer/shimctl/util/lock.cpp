@@ -1,0 +1,62 @@
+#include <shimctl/util/lock.hpp>
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <string>
+#include <thread>
+
+namespace shimctl::util {
+
+FileLock::~FileLock() {
+  if (fd_ >= 0)
+    ::close(fd_);  // releases the lock
+}
+
+FileLock::FileLock(FileLock&& other) noexcept : fd_(std::exchange(other.fd_, -1)) {}
+
+Result<FileLock> FileLock::acquire(const Dir& dir, std::string_view name,
+                                   std::optional<std::chrono::milliseconds> wait) {
+  auto deadline = std::chrono::steady_clock::now() + wait.value_or(std::chrono::milliseconds(0));
+  std::string n(name);
+  while (true) {
+    int fd = ::openat(dir.fd(), n.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
+    if (fd < 0)
+      return fail("cannot open lock {}: {}", dir.path_of(name), errno_text(errno));
+    if (::flock(fd, LOCK_EX | LOCK_NB) == 0) {
+      // The holder before us may have removed the file (rollback removes the
+      // state directory): only a lock on the linked file counts.
+      struct stat held {}, now {};
+      if (::fstat(fd, &held) == 0 && ::fstatat(dir.fd(), n.c_str(), &now, AT_SYMLINK_NOFOLLOW) == 0 &&
+          held.st_ino == now.st_ino && held.st_dev == now.st_dev) {
+        std::string pid = std::to_string(::getpid()) + "\n";
+        if (::ftruncate(fd, 0) == 0 && ::pwrite(fd, pid.data(), pid.size(), 0) < 0) {
+          // The pid is informational only.
+        }
+        FileLock lock;
+        lock.fd_ = fd;
+        return lock;
+      }
+      ::close(fd);
+      continue;
+    }
+    char buffer[32] = {};
+    ssize_t r = ::pread(fd, buffer, sizeof buffer - 1, 0);
+    ::close(fd);
+    std::string holder = r > 0 ? std::string(buffer, static_cast<std::size_t>(r)) : "?";
+    while (!holder.empty() && (holder.back() == '\n' || holder.back() == ' '))
+      holder.pop_back();
+    if (std::chrono::steady_clock::now() >= deadline) {
+      return fail(ExitCode::busy,
+                  "{} is busy: another shimctl (pid {}) is working on it; retry, or pass --wait "
+                  "SECONDS",
+                  dir.path(), holder);
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+}
+
+}  // namespace shimctl::util

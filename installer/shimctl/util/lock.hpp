@@ -1,0 +1,29 @@
+// An exclusive flock(2) lock on a file that records the holder's pid.
+#pragma once
+
+#include <shimctl/util/dir.hpp>
+#include <shimctl/util/error.hpp>
+
+#include <chrono>
+#include <optional>
+
+namespace shimctl::util {
+
+class FileLock {
+public:
+  FileLock() = default;
+  ~FileLock();
+  FileLock(FileLock&& other) noexcept;
+  FileLock& operator=(FileLock&&) = delete;
+  FileLock(const FileLock&) = delete;
+
+  // Locks NAME in DIR, creating it. Without WAIT, fails at once with
+  // "busy, held by pid N"; with WAIT, retries until it elapses.
+  [[nodiscard]] static Result<FileLock> acquire(const Dir& dir, std::string_view name,
+                                                std::optional<std::chrono::milliseconds> wait);
+
+private:
+  int fd_ = -1;
+};
+
+}  // namespace shimctl::util

@@ -1,0 +1,452 @@
+/* shimctl-shim: installed by shimctl in place of a compiler; runs the original compiler either
+ * directly or through the cache tool, as "The shim contract" in ARCHITECTURE.md describes.
+ *
+ * It runs on every compile, so the hot path allocates nothing, uses no stdio and makes few
+ * syscalls: readlink(/proc/self/exe), open/read/close of the config, the parent check (only
+ * outside a nested call), then execve. It never writes to stdout; its rare messages go to
+ * stderr in one write(2) each. A compile must never fail because of the cache layer: whenever
+ * the cache cannot be used, the original compiler runs directly. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#ifndef SHIMCTL_SHIM_VERSION
+#define SHIMCTL_SHIM_VERSION "0.1.0"
+#endif
+
+/* Lets `strings` tell an installed shim's version without running it (running it compiles). */
+__attribute__((used)) static const char shim_ident[] = "@(#)shimctl-shim " SHIMCTL_SHIM_VERSION;
+
+#define CONFIG_NAME ".shimctl.conf"
+#define CONFIG_HEADER "shimctl-shim-config 1"
+#define CONFIG_MAX (256 * 1024)
+#define MAX_DIRECTIVES 8192   /* compiler, alias, setenv and appendenv lines */
+#define MAX_ENV 32768         /* environment entries handed to the cache tool */
+#define MAX_ARGS 131072       /* arguments handed to the cache tool */
+#define ENV_ARENA (1024 * 1024) /* room for appendenv results */
+/* Static arrays live in .bss: pages never touched cost nothing. Past these bounds the cache is
+ * skipped and the original compiler runs directly. */
+
+extern char** environ;
+
+enum kind { SETENV, APPENDENV, COMPILER, ALIAS };
+
+struct directive {
+  enum kind kind;
+  char* arg1; /* NAME / ALIAS, or the whole NAME=VALUE of setenv and appendenv */
+  char* arg2; /* REALNAME / NAME; NULL for setenv and appendenv */
+};
+
+static char self_path[PATH_MAX]; /* D/N: the shim's real path */
+static char self_dir[PATH_MAX];  /* D */
+static const char* self_name;    /* N */
+static char config_path[PATH_MAX];
+static char config_text[CONFIG_MAX + 2];
+static struct directive directives[MAX_DIRECTIVES];
+static size_t directive_count;
+static char* state_dir;  /* NULL when the config has no state line */
+static char* cache_path;
+static char problem[PATH_MAX + 256]; /* why the config cannot be used */
+static char* cache_argv[MAX_ARGS];
+static char* cache_env[MAX_ENV];
+static size_t cache_env_count;
+static char env_arena[ENV_ARENA];
+static size_t env_arena_used;
+static char active_entry[] = "SHIMCTL_ACTIVE=1";
+static bool trace;
+
+/* Concatenates the NULL-terminated string list into out, truncating; like snprintf it returns
+ * the untruncated length, so a result >= cap means "did not fit". */
+static size_t vconcat(char* out, size_t cap, const char* first, va_list ap) {
+  size_t len = 0;
+  for (const char* s = first; s; s = va_arg(ap, const char*)) {
+    size_t n = strlen(s);
+    if (len < cap) memcpy(out + len, s, len + n < cap ? n : cap - len);
+    len += n;
+  }
+  out[len < cap ? len : cap - 1] = '\0';
+  return len;
+}
+
+static size_t concat(char* out, size_t cap, const char* first, ...) {
+  va_list ap;
+  va_start(ap, first);
+  size_t len = vconcat(out, cap, first, ap);
+  va_end(ap);
+  return len;
+}
+
+/* Prints "shimctl-shim: <parts>" as one line to stderr. */
+static void say(const char* first, ...) {
+  static char line[2 * PATH_MAX + 512];
+  const size_t prefix = sizeof "shimctl-shim: " - 1;
+  memcpy(line, "shimctl-shim: ", prefix);
+  va_list ap;
+  va_start(ap, first);
+  size_t len = prefix + vconcat(line + prefix, sizeof line - prefix - 1, first, ap);
+  va_end(ap);
+  if (len > sizeof line - 2) len = sizeof line - 2;
+  line[len++] = '\n';
+  if (write(STDERR_FILENO, line, len) < 0) { /* nowhere left to report it */ }
+}
+
+static const char* format_unsigned(unsigned long long value, char buf[24]) {
+  char* p = buf + 23;
+  *p = '\0';
+  do *--p = (char)('0' + value % 10); while ((value /= 10) != 0);
+  return p;
+}
+
+static const char* base_name(const char* path) {
+  const char* slash = strrchr(path, '/');
+  return slash ? slash + 1 : path;
+}
+
+static bool starts_with(const char* s, const char* prefix) {
+  return strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+static bool env_is(const char* name, const char* value) {
+  const char* v = getenv(name);
+  return v && strcmp(v, value) == 0;
+}
+
+static bool path_in_self_dir(char out[PATH_MAX], const char* name, const char* suffix) {
+  return concat(out, PATH_MAX, self_dir, "/", name, suffix, NULL) < PATH_MAX;
+}
+
+/* The first executable NAME in $PATH, as execvp would find it. */
+static bool find_in_path(const char* name, char out[PATH_MAX]) {
+  const char* dir = getenv("PATH");
+  if (!dir) dir = "/usr/local/bin:/usr/bin:/bin";
+  for (;;) {
+    const char* end = strchrnul(dir, ':');
+    size_t len = (size_t)(end - dir);
+    if (len == 0) { /* an empty PATH entry means the working directory */
+      dir = ".";
+      len = 1;
+    }
+    if (len + strlen(name) + 2 <= PATH_MAX) {
+      memcpy(out, dir, len);
+      out[len] = '/';
+      strcpy(out + len + 1, name);
+      if (access(out, X_OK) == 0) return true;
+    }
+    if (*end == '\0') return false;
+    dir = end + 1;
+  }
+}
+
+/* Sets self_path, self_dir and self_name from /proc/self/exe, or (without /proc) from argv[0]. */
+static bool locate_self(const char* argv0) {
+  ssize_t n = readlink("/proc/self/exe", self_path, sizeof self_path);
+  if (n > 0 && (size_t)n < sizeof self_path) {
+    self_path[n] = '\0';
+    /* The shim was replaced (by an install) since it started; its path still names the shim. */
+    static const char deleted[] = " (deleted)";
+    if ((size_t)n > sizeof deleted && strcmp(self_path + n - (sizeof deleted - 1), deleted) == 0)
+      self_path[n - (sizeof deleted - 1)] = '\0';
+  } else {
+    char found[PATH_MAX];
+    if (!argv0 || !*argv0) return false;
+    if (!strchr(argv0, '/') && find_in_path(argv0, found)) argv0 = found;
+    if (!realpath(argv0, self_path)) return false;
+  }
+  char* slash = strrchr(self_path, '/');
+  if (!slash) return false;
+  memcpy(self_dir, self_path, (size_t)(slash - self_path));
+  self_dir[slash - self_path] = '\0';
+  self_name = slash + 1;
+  return true;
+}
+
+static const char* malformed(unsigned line, const char* what, const char* detail) {
+  char num[24];
+  concat(problem, sizeof problem, config_path, ":", format_unsigned(line, num), ": ", what,
+         detail, NULL);
+  return problem;
+}
+
+/* Splits "A B" in place into two non-empty fields without '/' (names of files in D). */
+static bool split_names(char* rest, char** a, char** b) {
+  char* space = strchr(rest, ' ');
+  if (!space) return false;
+  *space = '\0';
+  *a = rest;
+  *b = space + 1;
+  return **a && **b && !strchr(*b, ' ') && !strchr(*a, '/') && !strchr(*b, '/');
+}
+
+/* Parses one directive line (already NUL-terminated); returns NULL or a problem. */
+static const char* parse_line(char* line, unsigned lineno) {
+  char* space = strchr(line, ' ');
+  if (!space || !space[1]) return malformed(lineno, "directive without value: ", line);
+  *space = '\0';
+  char* rest = space + 1;
+  struct directive d = {0};
+  if (strcmp(line, "state") == 0 || strcmp(line, "cache") == 0) {
+    if (rest[0] != '/') return malformed(lineno, "path must be absolute: ", rest);
+    if (line[0] == 's') state_dir = rest;
+    else cache_path = rest;
+    return NULL;
+  } else if (strcmp(line, "cache-kind") == 0) {
+    if (strcmp(rest, "ccache") && strcmp(rest, "sccache"))
+      return malformed(lineno, "unknown cache-kind: ", rest);
+    return NULL; /* both take "CACHE COMPILER ARGS...": nothing differs for the shim */
+  } else if (strcmp(line, "setenv") == 0 || strcmp(line, "appendenv") == 0) {
+    char* eq = strchr(rest, '=');
+    if (!eq || eq == rest) return malformed(lineno, "expected NAME=VALUE: ", rest);
+    d = (struct directive){line[0] == 's' ? SETENV : APPENDENV, rest, NULL};
+  } else if (strcmp(line, "compiler") == 0 || strcmp(line, "alias") == 0) {
+    d.kind = line[0] == 'c' ? COMPILER : ALIAS;
+    if (!split_names(rest, &d.arg1, &d.arg2))
+      return malformed(lineno, "expected two file names: ", rest);
+  } else {
+    return malformed(lineno, "unknown directive: ", line);
+  }
+  if (directive_count == MAX_DIRECTIVES) return malformed(lineno, "too many directives", "");
+  directives[directive_count++] = d;
+  return NULL;
+}
+
+static const struct directive* find_directive(enum kind kind, const char* name) {
+  for (size_t i = 0; i < directive_count; i++)
+    if (directives[i].kind == kind && strcmp(directives[i].arg1, name) == 0) return &directives[i];
+  return NULL;
+}
+
+/* Parses config_text[0..len) in place; returns NULL or a problem. */
+static const char* parse_config(size_t len) {
+  char* end = config_text + len;
+  unsigned lineno = 0;
+  bool header_seen = false;
+  if (memchr(config_text, '\0', len)) return malformed(1, "contains a NUL byte", "");
+  for (char* line = config_text; line < end; line++) {
+    char* newline = memchr(line, '\n', (size_t)(end - line));
+    if (newline) *newline = '\0';
+    lineno++;
+    if (line[0] != '\0' && line[0] != '#') {
+      const char* bad = NULL;
+      if (header_seen) bad = parse_line(line, lineno);
+      else if (strcmp(line, CONFIG_HEADER) == 0) header_seen = true;
+      else bad = malformed(lineno, "expected '" CONFIG_HEADER "', found: ", line);
+      if (bad) return bad;
+    }
+    line = newline ? newline : end;
+  }
+  if (!header_seen) return malformed(lineno, "no '" CONFIG_HEADER "' line", "");
+  if (!cache_path) return malformed(lineno, "no cache line", "");
+  for (size_t i = 0; i < directive_count; i++)
+    if (directives[i].kind == ALIAS && !find_directive(COMPILER, directives[i].arg2))
+      return malformed(lineno, "alias of an unknown compiler: ", directives[i].arg2);
+  return NULL;
+}
+
+/* Reads and parses D/.shimctl.conf; returns NULL or a problem. */
+static const char* load_config(void) {
+  if (concat(config_path, sizeof config_path, self_dir, "/" CONFIG_NAME, NULL) >= PATH_MAX)
+    return "path of the shim too long";
+  int fd = open(config_path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    concat(problem, sizeof problem, "cannot read ", config_path, ": ", strerror(errno), NULL);
+    return problem;
+  }
+  size_t len = 0;
+  while (len <= CONFIG_MAX) { /* stops once the file is known to be too large */
+    ssize_t n = read(fd, config_text + len, CONFIG_MAX + 1 - len);
+    if (n == 0) break;
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      concat(problem, sizeof problem, "cannot read ", config_path, ": ", strerror(errno), NULL);
+      close(fd);
+      return problem;
+    }
+    len += (size_t)n;
+  }
+  close(fd);
+  if (len > CONFIG_MAX) return malformed(0, "larger than 256 KiB", "");
+  config_text[len] = '\0';
+  return parse_config(len);
+}
+
+/* The compiler entry for the invoked name: its own, its alias's, or else N's.
+ * *known tells whether the invoked name itself is in the config. */
+static const struct directive* resolve_compiler(const char* invoked, bool* known) {
+  const struct directive* d = find_directive(COMPILER, invoked);
+  const struct directive* alias = d ? NULL : find_directive(ALIAS, invoked);
+  if (alias) d = find_directive(COMPILER, alias->arg2);
+  *known = d != NULL;
+  return d ? d : find_directive(COMPILER, self_name);
+}
+
+/* True when a ccache or sccache process started us: it is already the cache layer. */
+static bool parent_is_cache_launcher(void) {
+  char proc[48], exe[PATH_MAX], num[24];
+  concat(proc, sizeof proc, "/proc/", format_unsigned((unsigned long long)getppid(), num), "/exe",
+         NULL);
+  ssize_t n = readlink(proc, exe, sizeof exe - 1);
+  if (n <= 0) return false; /* no /proc, or another user's process: assume no launcher */
+  exe[n] = '\0';
+  const char* name = base_name(exe);
+  return starts_with(name, "ccache") || starts_with(name, "sccache");
+}
+
+static bool wants_direct_exec(void) {
+  return env_is("SHIMCTL_DISABLE", "1") || getenv("SHIMCTL_ACTIVE") || parent_is_cache_launcher();
+}
+
+/* "run 'shimctl verify PREFIX'", PREFIX being the parent of the state dir when known. */
+static const char* verify_hint(void) {
+  static const char head[] = "run 'shimctl verify ";
+  static char hint[sizeof head + PATH_MAX + 2];
+  const char* slash = state_dir ? strrchr(state_dir, '/') : NULL;
+  if (!slash) return "run 'shimctl verify'";
+  size_t prefix_len = slash == state_dir ? 1 : (size_t)(slash - state_dir);
+  if (prefix_len >= PATH_MAX) return "run 'shimctl verify'";
+  memcpy(hint, head, sizeof head - 1);
+  memcpy(hint + sizeof head - 1, state_dir, prefix_len);
+  memcpy(hint + sizeof head - 1 + prefix_len, "'", 2);
+  return hint;
+}
+
+static _Noreturn void exec_original(const char* real, char** argv) {
+  if (trace) say("direct ", real, NULL);
+  execve(real, argv, environ);
+  const char* reason = strerror(errno);
+  say("original compiler ", real, " cannot run: ", reason, "; ", verify_hint(), NULL);
+  _exit(127);
+}
+
+/* Without a usable config: run D/<invoked>.real or D/N.real if one exists, else fail. */
+static _Noreturn void run_without_config(char** argv, const char* invoked, const char* why) {
+  const char* names[] = {invoked, self_name};
+  char real[PATH_MAX];
+  for (int i = 0; i < (strcmp(invoked, self_name) == 0 ? 1 : 2); i++)
+    if (path_in_self_dir(real, names[i], ".real") && access(real, X_OK) == 0)
+      exec_original(real, argv);
+  say(why, "; run 'shimctl verify'", NULL);
+  _exit(127);
+}
+
+static bool push_env(char* entry) {
+  if (cache_env_count + 1 >= MAX_ENV) return false;
+  cache_env[cache_env_count++] = entry;
+  return true;
+}
+
+/* Index of the first "NAME=" entry (name_len counts the '='), as getenv finds it; -1 if none. */
+static long find_env(const char* name, size_t name_len) {
+  for (size_t i = 0; i < cache_env_count; i++)
+    if (strncmp(cache_env[i], name, name_len) == 0) return (long)i;
+  return -1;
+}
+
+/* "NAME=OLD" + ":" + VALUE in env_arena; NULL when full. */
+static char* joined_value(const char* old_entry, const char* value) {
+  size_t old_len = strlen(old_entry), value_len = strlen(value);
+  if (env_arena_used + old_len + value_len + 2 > sizeof env_arena) return NULL;
+  char* out = env_arena + env_arena_used;
+  memcpy(out, old_entry, old_len);
+  out[old_len] = ':';
+  memcpy(out + old_len + 1, value, value_len + 1);
+  env_arena_used += old_len + value_len + 2;
+  return out;
+}
+
+/* environ + setenv defaults + appendenv + SHIMCTL_ACTIVE=1, into cache_env. */
+static bool build_cache_environment(void) {
+  for (char** e = environ; *e; e++)
+    if (!push_env(*e)) return false;
+  for (size_t i = 0; i < directive_count; i++) {
+    const struct directive* d = &directives[i];
+    if (d->kind != SETENV && d->kind != APPENDENV) continue;
+    size_t name_len = (size_t)(strchr(d->arg1, '=') - d->arg1) + 1;
+    long at = find_env(d->arg1, name_len);
+    if (at < 0) {
+      if (!push_env(d->arg1)) return false;
+    } else if (d->kind == APPENDENV && cache_env[at][name_len] == '\0') {
+      cache_env[at] = d->arg1; /* set but empty: nothing to append to */
+    } else if (d->kind == APPENDENV) {
+      if (!(cache_env[at] = joined_value(cache_env[at], d->arg1 + name_len))) return false;
+    }
+  }
+  if (!push_env(active_entry)) return false;
+  cache_env[cache_env_count] = NULL;
+  return true;
+}
+
+/* The compiler as the cache tool should run it: the path the caller used. */
+static char* compiler_for_cache(char* argv0, const char* invoked, bool known) {
+  static char path[PATH_MAX];
+  if (argv0 && strchr(argv0, '/')) return argv0;
+  if (known && path_in_self_dir(path, invoked, "")) return path;
+  if (!known && find_in_path(invoked, path)) return path;
+  return self_path;
+}
+
+static bool build_cache_arguments(int argc, char** argv, char* compiler) {
+  if ((size_t)argc + 2 > MAX_ARGS) return false;
+  size_t n = 0;
+  cache_argv[n++] = cache_path;
+  cache_argv[n++] = compiler;
+  for (int i = 1; i < argc; i++) cache_argv[n++] = argv[i];
+  cache_argv[n] = NULL;
+  return true;
+}
+
+/* Appends "<unix time> cache-missing <cache> <reason>" to state/events.log, best effort. */
+static void log_cache_missing(const char* reason) {
+  char path[PATH_MAX], line[PATH_MAX + 256], num[24];
+  if (!state_dir || concat(path, sizeof path, state_dir, "/events.log", NULL) >= sizeof path)
+    return;
+  int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+  if (fd < 0) return;
+  size_t len = concat(line, sizeof line, format_unsigned((unsigned long long)time(NULL), num),
+                      " cache-missing ", cache_path, " ", reason, "\n", NULL);
+  if (len < sizeof line && write(fd, line, len) < 0) { /* best effort */ }
+  close(fd);
+}
+
+int main(int argc, char** argv) {
+  char* argv0 = argc > 0 ? argv[0] : NULL;
+  trace = env_is("SHIMCTL_SHIM_TRACE", "1");
+  if (!locate_self(argv0)) {
+    say("cannot find its own executable (/proc/self/exe); run 'shimctl verify'", NULL);
+    return 127;
+  }
+  const char* invoked = argv0 && *base_name(argv0) ? base_name(argv0) : self_name;
+  const char* why = load_config();
+  if (why) run_without_config(argv, invoked, why);
+  bool known;
+  const struct directive* compiler = resolve_compiler(invoked, &known);
+  if (!compiler) {
+    bool same = strcmp(invoked, self_name) == 0;
+    concat(problem, sizeof problem, "no compiler entry for '", invoked, same ? "" : "' or '",
+           same ? "" : self_name, "' in ", config_path, NULL);
+    run_without_config(argv, invoked, problem);
+  }
+  char real[PATH_MAX];
+  if (!path_in_self_dir(real, compiler->arg2, "")) run_without_config(argv, invoked, "path too long");
+  if (wants_direct_exec()) exec_original(real, argv);
+
+  if (build_cache_environment() &&
+      build_cache_arguments(argc, argv, compiler_for_cache(argv0, invoked, known))) {
+    if (trace) say("cache ", cache_path, " ", cache_argv[1], NULL);
+    execve(cache_path, cache_argv, cache_env);
+    const char* reason = strerror(errno);
+    log_cache_missing(reason);
+    if (env_is("SHIMCTL_STRICT", "1")) {
+      say("cache tool ", cache_path, " cannot run: ", reason,
+          " (SHIMCTL_STRICT=1; unset it to compile without the cache)", NULL);
+      return 1;
+    }
+  }
+  exec_original(real, argv); /* the cache layer must never fail a compile */
+}

@@ -1,0 +1,115 @@
+# Integration test helpers, in the style of ccache's test/run.
+# A suite is tests/integration/suites/NAME.bash defining functions; run it with
+#   tests/integration/run NAME
+# Environment: BUILD_DIR (the CMake build dir), SRC_DIR (the checkout).
+# Exit codes: 0 all passed, 1 a test failed, 77 the suite's tool is absent (skip).
+
+set -u
+: "${SRC_DIR:=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}"
+: "${BUILD_DIR:=$SRC_DIR/build}"
+SHIMCTL=${SHIMCTL:-$BUILD_DIR/installer/shimctl}
+SHIM_BIN=${SHIM_BIN:-$BUILD_DIR/shim/shimctl-shim}
+SCRIPTS=$SRC_DIR/scripts
+TESTS_PASSED=0
+TESTS_FAILED=0
+CURRENT_TEST=""
+
+# A scratch root for the whole suite, kept when something fails.
+SUITE_TMP=$(mktemp -d /tmp/shimctl-it.XXXXXX)
+
+scrub_env() {
+  local v
+  for v in $(env | sed -n 's/^\(\(SHIMCTL\|CCACHE\|SCCACHE\)_[A-Za-z0-9_]*\)=.*/\1/p'); do
+    unset "$v"
+  done
+}
+
+skip_suite() { echo "SKIP: $*"; exit 77; }
+
+# TEST "name": start a test in a fresh directory under $SUITE_TMP.
+TEST() {
+  CURRENT_TEST=$1
+  scrub_env
+  TEST_DIR=$SUITE_TMP/$(echo "$1" | tr -c 'A-Za-z0-9_\n-' '_')
+  rm -rf "$TEST_DIR"; mkdir -p "$TEST_DIR"
+  cd "$TEST_DIR" || exit 1
+  echo "  TEST $1"
+}
+
+# Each test function runs in its own subshell (see run): failing ends it.
+fail() {
+  echo "FAILED: [$CURRENT_TEST] $*" >&2
+  echo "  (test files kept in $SUITE_TMP)" >&2
+  exit 1
+}
+
+pass() { TESTS_PASSED=$((TESTS_PASSED + 1)); }
+
+expect_eq() { # expected actual what
+  [ "$1" = "$2" ] || { fail "$3: expected '$1', got '$2'"; return 1; }
+}
+
+expect_success() { # command...
+  local out
+  if ! out=$("$@" 2>&1); then fail "expected success: $*"$'\n'"$out"; return 1; fi
+}
+
+expect_failure() { # command...
+  if "$@" >/dev/null 2>&1; then fail "expected failure: $*"; return 1; fi
+}
+
+expect_contains() { # haystack needle what
+  case "$1" in *"$2"*) ;; *) fail "$3: '$2' not in: $1"; return 1 ;; esac
+}
+
+expect_same_file() { cmp -s "$1" "$2" || { fail "files differ: $1 $2"; return 1; }; }
+
+expect_perm() { # path octal
+  local p; p=$(stat -c %a "$1")
+  [ "$p" = "$2" ] || { fail "mode of $1: expected $2, got $p"; return 1; }
+}
+
+# A listing of a tree: type, mode, owner, link target, SHA-256 of regular files.
+tree_listing() {
+  (cd "$1" && find . -path ./.shimctl -prune -o -print0 | sort -z | while IFS= read -r -d '' f; do
+    if [ -L "$f" ]; then echo "L $f -> $(readlink "$f") $(stat -c '%u:%g' "$f")"
+    elif [ -d "$f" ]; then echo "D $f $(stat -c '%a %u:%g' "$f")"
+    else echo "F $f $(stat -c '%a %u:%g %s' "$f") $(sha256sum < "$f" | cut -c1-64)"
+    fi
+  done)
+}
+
+expect_same_tree() { # listing-file dir
+  local now; now=$(mktemp "$SUITE_TMP/listing.XXXXXX")
+  tree_listing "$2" > "$now"
+  diff -u "$1" "$now" > "$now.diff" || { fail "tree $2 changed:"$'\n'"$(head -40 "$now.diff")"; return 1; }
+}
+
+# ccache statistics of one cache dir, by counter name (from --print-stats).
+ccache_stat() { # dir counter
+  CCACHE_DIR=$1 ccache --print-stats | awk -v k="$2" '$1 == k { print $2 }'
+}
+
+expect_hits() { # dir expected-direct+preprocessed-hits
+  local d p
+  d=$(ccache_stat "$1" direct_cache_hit); p=$(ccache_stat "$1" preprocessed_cache_hit)
+  expect_eq "$2" "$((d + p))" "cache hits in $1"
+}
+
+expect_misses() { # dir expected
+  expect_eq "$2" "$(ccache_stat "$1" cache_miss)" "cache misses in $1"
+}
+
+# Shared fixture prefixes are built once per suite under $SUITE_TMP.
+rocm_prefix() { # llvm-version [layout] -> prints path
+  local v=$1 layout=${2:-rocm} p
+  p=$SUITE_TMP/fixture-rocm$v-$layout
+  [ -d "$p" ] || "$SCRIPTS/make-rocm-prefix" "$p" --llvm "$v" --layout "$layout" >/dev/null || return 1
+  echo "$p"
+}
+
+finish_suite() {
+  echo "$TESTS_PASSED passed, $TESTS_FAILED failed"
+  if [ "$TESTS_FAILED" -eq 0 ] && [ -z "${SUITE_KEEP:-}" ]; then rm -rf "$SUITE_TMP"; fi
+  [ "$TESTS_FAILED" -eq 0 ]
+}

@@ -1,0 +1,347 @@
+# Tests of shimctl-shim alone, against "The shim contract" in ARCHITECTURE.md.
+# Fixtures are built by hand: a prefix P laid out like /usr (P/lib and P/libexec link to the
+# system's, so a copy of gcc in P/bin finds cc1), the shim copied to P/bin/NAME, the original
+# beside it as P/bin/NAME.real, and P/bin/.shimctl.conf written here per the contract.
+
+suite_requires() {
+  command -v ccache >/dev/null && command -v gcc >/dev/null && [ -x "$SHIM_BIN" ]
+}
+
+# A small program that appends its executable, its argv and its environment to $RECORD_FILE
+# and exits with $RECORD_EXIT. Shell scripts cannot stand in for it: the kernel replaces a
+# script's argv[0] with the script's path.
+recorder() {
+  local bin=$SUITE_TMP/recorder
+  if [ ! -x "$bin" ]; then
+    cat > "$bin.c" <<'EOF'
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+extern char** environ;
+int main(int argc, char** argv) {
+  const char* file = getenv("RECORD_FILE");
+  FILE* f = file ? fopen(file, "a") : NULL;
+  if (f) {
+    char exe[4096];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    exe[n > 0 ? n : 0] = '\0';
+    fprintf(f, "exe=%s\n", exe);
+    for (int i = 0; i < argc; i++) fprintf(f, "argv=%s\n", argv[i]);
+    for (char** e = environ; *e; e++) fprintf(f, "env:%s\n", *e);
+    fclose(f);
+  }
+  return getenv("RECORD_EXIT") ? atoi(getenv("RECORD_EXIT")) : 0;
+}
+EOF
+    gcc -O2 -o "$bin" "$bin.c" || return 1
+  fi
+  echo "$bin"
+}
+
+# make_prefix: sets P and creates it.
+make_prefix() {
+  P=$TEST_DIR/prefix
+  rm -rf "$P" "$TEST_DIR/ccache"
+  mkdir -p "$P/bin" "$P/.shimctl"
+  ln -s /usr/lib "$P/lib"
+  ln -s /usr/libexec "$P/libexec"
+  export CCACHE_DIR=$TEST_DIR/ccache # never the user's cache
+}
+
+# install_shim NAME ORIGINAL: P/bin/NAME is the shim, P/bin/NAME.real a copy of ORIGINAL.
+install_shim() {
+  cp "$SHIM_BIN" "$P/bin/$1"
+  cp "$2" "$P/bin/$1.real"
+}
+
+# write_conf CACHE [LINE...]: P/bin/.shimctl.conf with the given cache tool and extra lines.
+write_conf() {
+  local cache=$1
+  shift
+  {
+    echo "shimctl-shim-config 1"
+    echo "# written by hand for the shim suite"
+    echo "state $P/.shimctl"
+    echo "cache $cache"
+    echo "cache-kind ccache"
+    printf '%s\n' "$@"
+  } > "$P/bin/.shimctl.conf"
+}
+
+# gcc_fixture: P/bin/cc is the shim over a copy of gcc, cached by the real ccache.
+gcc_fixture() {
+  make_prefix
+  install_shim cc /usr/bin/gcc
+  write_conf /usr/bin/ccache "compiler cc cc.real"
+  echo 'int answer(void) { return 42; }' > a.c
+}
+
+# recorder_fixture [LINE...]: P/bin/cc is the shim over a recorder; the cache tool is a
+# recorder too (TEST_DIR/fakecache), so each call shows who ran and with what.
+recorder_fixture() {
+  make_prefix
+  install_shim cc "$(recorder)"
+  cp "$(recorder)" "$TEST_DIR/fakecache"
+  write_conf "$TEST_DIR/fakecache" "compiler cc cc.real" "$@"
+  export RECORD_FILE=$TEST_DIR/record
+  rm -f "$RECORD_FILE"
+}
+
+# The recorded calls, one line each: "basename-of-exe|argv0|argv1|...".
+calls() {
+  [ -f "$RECORD_FILE" ] || return 0
+  awk '/^exe=/ { if (line != "") print line; n = split(substr($0, 5), p, "/"); line = p[n] }
+       /^argv=/ { line = line "|" substr($0, 6) }
+       END { if (line != "") print line }' "$RECORD_FILE"
+  rm -f "$RECORD_FILE"
+}
+
+# recorded_env NAME: NAME's value in the last recorded call, or "<unset>".
+recorded_env() {
+  awk -v k="env:$1=" '/^exe=/ { v = "<unset>" } index($0, k) == 1 { v = substr($0, length(k) + 1) }
+                      END { print v }' "$RECORD_FILE"
+}
+
+test_shim_is_static() {
+  TEST "the shim is a static binary that names its version"
+  expect_contains "$(file -L "$SHIM_BIN")" "statically linked" "file $SHIM_BIN"
+  expect_contains "$(strings "$SHIM_BIN" | grep shimctl-shim)" "@(#)shimctl-shim 0.1.0" "ident"
+}
+
+test_direct_exec_keeps_argv() {
+  TEST "direct exec passes argv unchanged, argv[0] too"
+  recorder_fixture "setenv SHIMCTL_TEST_DEFAULT=1"
+  SHIMCTL_ACTIVE=1 "$P/bin/cc" "a b" "" -x "\$HOME" "*"
+  expect_eq "cc.real|$P/bin/cc|a b||-x|\$HOME|*" "$(calls)" "argv"
+  SHIMCTL_ACTIVE=1 "$P/bin/cc"
+  expect_eq "cc.real|$P/bin/cc" "$(calls)" "argv without arguments"
+  SHIMCTL_ACTIVE=1 "$P/bin/cc" -c x.c
+  expect_eq "<unset>" "$(recorded_env SHIMCTL_TEST_DEFAULT)" "setenv on a direct exec"
+}
+
+test_exit_code_propagates() {
+  TEST "the compiler's exit code comes back"
+  recorder_fixture
+  RECORD_EXIT=7 SHIMCTL_ACTIVE=1 "$P/bin/cc" -c x.c
+  expect_eq 7 $? "exit code of a direct exec"
+  gcc_fixture
+  echo 'int broken(void) { return }' > bad.c
+  "$P/bin/cc" -c bad.c -o bad.o 2>/dev/null
+  expect_eq 1 $? "exit code of a failing compile through ccache"
+}
+
+test_stdin_passes_through() {
+  TEST "stdin reaches the compiler"
+  gcc_fixture
+  expect_contains "$(echo 'int x_from_stdin;' | SHIMCTL_ACTIVE=1 "$P/bin/cc" -x c -E -)" \
+    "int x_from_stdin;" "direct"
+  expect_contains "$(echo 'int x_from_stdin;' | "$P/bin/cc" -x c -E -)" "int x_from_stdin;" \
+    "through ccache"
+}
+
+test_nothing_on_stdout() {
+  TEST "the shim never writes to stdout"
+  gcc_fixture
+  expect_eq "" "$(SHIMCTL_SHIM_TRACE=1 "$P/bin/cc" -c a.c -o a.o 2>/dev/null)" "compile"
+  expect_eq "" "$(SHIMCTL_STRICT=1 "$P/bin/cc" -c a.c -o a.o 2>/dev/null)" "strict compile"
+  rm "$P/bin/.shimctl.conf" "$P/bin/cc.real"
+  expect_eq "" "$(SHIMCTL_SHIM_TRACE=1 "$P/bin/cc" -c a.c 2>/dev/null)" "error"
+}
+
+test_setenv_defaults_only_when_unset() {
+  TEST "setenv applies defaults where the variable is unset"
+  recorder_fixture "setenv SHIMCTL_TEST_A=default a" "setenv SHIMCTL_TEST_B=default b" \
+    "setenv SHIMCTL_TEST_A=second default"
+  SHIMCTL_TEST_B=mine "$P/bin/cc" -c x.c
+  expect_eq "default a" "$(recorded_env SHIMCTL_TEST_A)" "unset variable"
+  expect_eq "mine" "$(recorded_env SHIMCTL_TEST_B)" "variable set by the user"
+  expect_eq 1 "$(recorded_env SHIMCTL_ACTIVE)" "SHIMCTL_ACTIVE for the cache"
+  expect_eq 1 "$(grep -c '^env:SHIMCTL_TEST_A=' "$RECORD_FILE")" "entries for one name"
+}
+
+test_appendenv_appends() {
+  TEST "appendenv appends with ':'"
+  recorder_fixture "appendenv CCACHE_EXTRAFILES=/opt/x/ident"
+  "$P/bin/cc" -c x.c
+  expect_eq /opt/x/ident "$(recorded_env CCACHE_EXTRAFILES)" "unset"
+  CCACHE_EXTRAFILES=/mine "$P/bin/cc" -c x.c
+  expect_eq /mine:/opt/x/ident "$(recorded_env CCACHE_EXTRAFILES)" "set by the user"
+  CCACHE_EXTRAFILES= "$P/bin/cc" -c x.c
+  expect_eq /opt/x/ident "$(recorded_env CCACHE_EXTRAFILES)" "set but empty"
+}
+
+test_nested_call_goes_direct() {
+  TEST "SHIMCTL_ACTIVE set: a nested call goes straight to the original"
+  recorder_fixture
+  SHIMCTL_ACTIVE=1 "$P/bin/cc" -c x.c
+  expect_eq "cc.real|$P/bin/cc|-c|x.c" "$(calls)" "nested call"
+  "$P/bin/cc" -c x.c
+  expect_eq "fakecache|$TEST_DIR/fakecache|$P/bin/cc|-c|x.c" "$(calls)" "outermost call"
+}
+
+test_parent_ccache_goes_direct() {
+  TEST "under a ccache launcher the shim goes direct: one cache entry"
+  gcc_fixture
+  expect_success ccache "$P/bin/cc" -c a.c -o a.o
+  expect_misses "$CCACHE_DIR" 1
+  expect_eq 0 "$(ccache_stat "$CCACHE_DIR" called_for_preprocessing)" "nested ccache calls"
+  expect_success ccache "$P/bin/cc" -c a.c -o b.o
+  expect_hits "$CCACHE_DIR" 1
+  echo 'int other(void) { return 1; }' > b.c # a miss: a hit would not run the compiler
+  expect_contains "$(SHIMCTL_SHIM_TRACE=1 ccache "$P/bin/cc" -c b.c -o b.o 2>&1)" \
+    "shimctl-shim: direct $P/bin/cc.real" "trace"
+}
+
+test_invocation_forms() {
+  TEST "the cache runs the compiler by the path the caller used"
+  recorder_fixture "alias cxx cc"
+  ln -s cc "$P/bin/cxx"
+  mkdir other && ln -s "$P/bin/cc" other/mycc # a name the config does not know
+  "$P/bin/cc" -c x.c
+  expect_eq "fakecache|$TEST_DIR/fakecache|$P/bin/cc|-c|x.c" "$(calls)" "absolute path"
+  prefix/bin/cc -c x.c
+  expect_eq "fakecache|$TEST_DIR/fakecache|prefix/bin/cc|-c|x.c" "$(calls)" "relative path"
+  PATH=$P/bin:$PATH cc -c x.c
+  expect_eq "fakecache|$TEST_DIR/fakecache|$P/bin/cc|-c|x.c" "$(calls)" "bare name via PATH"
+  ./prefix/bin/cxx -c x.c
+  expect_eq "fakecache|$TEST_DIR/fakecache|./prefix/bin/cxx|-c|x.c" "$(calls)" "alias by path"
+  PATH=$P/bin:$PATH cxx -c x.c
+  expect_eq "fakecache|$TEST_DIR/fakecache|$P/bin/cxx|-c|x.c" "$(calls)" "alias via PATH"
+  PATH=$TEST_DIR/other:$PATH mycc -c x.c
+  expect_eq "fakecache|$TEST_DIR/fakecache|$TEST_DIR/other/mycc|-c|x.c" "$(calls)" "unknown name"
+  SHIMCTL_ACTIVE=1 PATH=$P/bin:$PATH cxx -c x.c
+  expect_eq "cc.real|cxx|-c|x.c" "$(calls)" "alias, direct"
+}
+
+test_alias_through_real_ccache() {
+  TEST "through the real ccache the original receives the alias as argv[0]"
+  recorder_fixture "alias cxx cc"
+  sed -i "s|^cache .*|cache $(command -v ccache)|" "$P/bin/.shimctl.conf"
+  ln -s cc "$P/bin/cxx"
+  ./prefix/bin/cxx --version
+  expect_eq "cc.real|./prefix/bin/cxx|--version" "$(calls)" "argv through ccache"
+}
+
+test_cache_hit_on_repeat() {
+  TEST "a repeated compile through the shim is a ccache hit"
+  gcc_fixture
+  expect_success "$P/bin/cc" -c a.c -o a1.o
+  expect_success "$P/bin/cc" -c a.c -o a2.o
+  expect_misses "$CCACHE_DIR" 1
+  expect_hits "$CCACHE_DIR" 1
+  expect_same_file a1.o a2.o
+  expect_success "$P/bin/cc" -c a.c -o a3.o
+  expect_hits "$CCACHE_DIR" 2
+}
+
+test_cache_missing_falls_back() {
+  TEST "cache tool missing: the compile succeeds and the event is logged"
+  gcc_fixture
+  write_conf "$TEST_DIR/no/ccache" "compiler cc cc.real"
+  expect_success "$P/bin/cc" -c a.c -o a.o
+  [ -f a.o ] || fail "no object"
+  local log; log=$(cat "$P/.shimctl/events.log")
+  expect_eq 1 "$(grep -cE "^[0-9]+ cache-missing $TEST_DIR/no/ccache No such file or directory\$" \
+    <<< "$log")" "events.log: $log"
+  expect_perm "$P/.shimctl/events.log" 644
+  rm -r "$P/.shimctl" # the log is best effort
+  expect_success "$P/bin/cc" -c a.c -o b.o
+}
+
+test_strict_cache_missing_fails() {
+  TEST "SHIMCTL_STRICT=1 makes a missing cache tool an error"
+  gcc_fixture
+  write_conf "$TEST_DIR/no/ccache" "compiler cc cc.real"
+  local err
+  err=$(SHIMCTL_STRICT=1 "$P/bin/cc" -c a.c -o a.o 2>&1)
+  expect_eq 1 $? "exit code"
+  expect_eq "shimctl-shim: cache tool $TEST_DIR/no/ccache cannot run: No such file or directory (SHIMCTL_STRICT=1; unset it to compile without the cache)" "$err" "message"
+  [ ! -e a.o ] || fail "compiled anyway"
+}
+
+test_disable_bypasses() {
+  TEST "SHIMCTL_DISABLE=1 bypasses the cache"
+  recorder_fixture "setenv SHIMCTL_TEST_DEFAULT=1"
+  SHIMCTL_DISABLE=1 "$P/bin/cc" -c x.c
+  expect_eq "cc.real|$P/bin/cc|-c|x.c" "$(calls)" "disabled"
+  SHIMCTL_DISABLE=1 "$P/bin/cc" -c x.c
+  expect_eq "<unset>" "$(recorded_env SHIMCTL_ACTIVE)" "SHIMCTL_ACTIVE"
+  rm "$RECORD_FILE"
+  SHIMCTL_DISABLE=0 "$P/bin/cc" -c x.c
+  expect_eq "fakecache|$TEST_DIR/fakecache|$P/bin/cc|-c|x.c" "$(calls)" "SHIMCTL_DISABLE=0"
+}
+
+test_trace_lines() {
+  TEST "SHIMCTL_SHIM_TRACE=1 tells the decision"
+  gcc_fixture
+  expect_eq "shimctl-shim: cache /usr/bin/ccache $P/bin/cc"$'\n'"shimctl-shim: direct $P/bin/cc.real" \
+    "$(SHIMCTL_SHIM_TRACE=1 "$P/bin/cc" -c a.c -o a.o 2>&1)" "through the cache"
+  expect_eq "shimctl-shim: direct $P/bin/cc.real" \
+    "$(SHIMCTL_SHIM_TRACE=1 SHIMCTL_DISABLE=1 "$P/bin/cc" -c a.c -o a.o 2>&1)" "disabled"
+}
+
+test_missing_config() {
+  TEST "no config: NAME.real runs directly, else one line and 127"
+  recorder_fixture
+  ln -s cc "$P/bin/cxx"
+  rm "$P/bin/.shimctl.conf"
+  "$P/bin/cc" -c x.c
+  expect_eq "cc.real|$P/bin/cc|-c|x.c" "$(calls)" "own name"
+  "$P/bin/cxx" -c x.c
+  expect_eq "cc.real|$P/bin/cxx|-c|x.c" "$(calls)" "alias, falls back to the shim's own name"
+  rm "$P/bin/cc.real"
+  local err
+  err=$("$P/bin/cc" -c x.c 2>&1)
+  expect_eq 127 $? "exit code"
+  expect_eq "shimctl-shim: cannot read $P/bin/.shimctl.conf: No such file or directory; run 'shimctl verify'" \
+    "$err" "message"
+}
+
+test_malformed_config() {
+  TEST "malformed config: NAME.real runs directly, else file:line and 127"
+  recorder_fixture
+  local bad err
+  for bad in "frobnicate yes" "cache relative/ccache" "cache-kind distcc" "compiler cc" \
+    "compiler cc  cc.real" "alias cxx nosuch" "setenv NOVALUE" "state"; do
+    write_conf "$TEST_DIR/fakecache" "compiler cc cc.real" "$bad"
+    "$P/bin/cc" -c x.c
+    expect_eq "cc.real|$P/bin/cc|-c|x.c" "$(calls)" "with '$bad'"
+  done
+  printf 'shimctl-shim-config 2\ncompiler cc cc.real\n' > "$P/bin/.shimctl.conf"
+  "$P/bin/cc" -c x.c
+  expect_eq "cc.real|$P/bin/cc|-c|x.c" "$(calls)" "format 2"
+  mv "$P/bin/cc.real" "$P/bin/cc.orig"
+  err=$("$P/bin/cc" -c x.c 2>&1)
+  expect_eq 127 $? "exit code"
+  expect_eq "shimctl-shim: $P/bin/.shimctl.conf:1: expected 'shimctl-shim-config 1', found: shimctl-shim-config 2; run 'shimctl verify'" \
+    "$err" "message"
+  write_conf "$TEST_DIR/fakecache" "compiler cc cc.orig" "frobnicate yes"
+  err=$("$P/bin/cc" -c x.c 2>&1)
+  expect_eq "shimctl-shim: $P/bin/.shimctl.conf:7: unknown directive: frobnicate; run 'shimctl verify'" \
+    "$err" "message"
+}
+
+test_unmapped_name() {
+  TEST "a name neither in the config nor the shim's own: one line and 127"
+  recorder_fixture
+  write_conf "$TEST_DIR/fakecache" "compiler gcc gcc.real"
+  "$P/bin/cc" -c x.c
+  expect_eq "cc.real|$P/bin/cc|-c|x.c" "$(calls)" "with cc.real beside the shim"
+  rm "$P/bin/cc.real"
+  local err
+  err=$("$P/bin/cc" -c x.c 2>&1)
+  expect_eq 127 $? "exit code"
+  expect_eq "shimctl-shim: no compiler entry for 'cc' in $P/bin/.shimctl.conf; run 'shimctl verify'" \
+    "$err" "message"
+}
+
+test_original_missing() {
+  TEST "original compiler missing: one line naming the prefix, and 127"
+  recorder_fixture
+  rm "$P/bin/cc.real"
+  local err
+  err=$(SHIMCTL_ACTIVE=1 "$P/bin/cc" -c x.c 2>&1)
+  expect_eq 127 $? "exit code"
+  expect_eq "shimctl-shim: original compiler $P/bin/cc.real cannot run: No such file or directory; run 'shimctl verify $P'" \
+    "$err" "message"
+}
