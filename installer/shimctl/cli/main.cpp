@@ -1,5 +1,6 @@
 // shimctl: the command line. Parses options (CLI11), calls the library, prints
 // results, and maps errors to exit codes. Nothing else lives here.
+#include <shimctl/cli/commands.hpp>
 #include <shimctl/cli/render.hpp>
 #include <shimctl/core/identity.hpp>
 #include <shimctl/core/install.hpp>
@@ -18,7 +19,18 @@
 using namespace shimctl;
 using util::ExitCode;
 
+namespace shimctl::cli {
+
+int report_error(const util::Error& e) {
+  fmt::print(stderr, "shimctl: error: {}\n", e.message);
+  return static_cast<int>(e.code);
+}
+
+}  // namespace shimctl::cli
+
 namespace {
+
+using cli::report_error;
 
 struct Common {
   std::string prefix;
@@ -31,11 +43,6 @@ struct Common {
     return s;
   }
 };
-
-int report_error(const util::Error& e) {
-  fmt::print(stderr, "shimctl: error: {}\n", e.message);
-  return static_cast<int>(e.code);
-}
 
 std::string default_prefix(const std::string& given) {
   return given.empty() ? "/opt/rocm" : given;
@@ -241,6 +248,10 @@ int main(int argc, char** argv) {
   auto* cache_key = app.add_subcommand("cache-key", "Print a short key of the toolchain identity for CI caches");
   add_common(cache_key, common, false);
 
+  cli::Registry registry;
+  cli::add_cache_commands(app, context, registry);
+  cli::add_build_commands(app, context, registry);
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -267,6 +278,9 @@ int main(int argc, char** argv) {
       return run_fingerprint(context, common, false);
     if (*cache_key)
       return run_fingerprint(context, common, true);
+    for (const auto& [command, runner] : registry.commands)
+      if (command->parsed())
+        return runner();
   } catch (const std::exception& e) {
     fmt::print(stderr, "shimctl: error: internal error: {}\n", e.what());
     return static_cast<int>(ExitCode::failure);

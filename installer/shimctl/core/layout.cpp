@@ -62,6 +62,7 @@ util::Result<Layout> parse_layout(const std::string& json_text, const std::strin
     Layout layout;
     layout.name = j.at("name").get<std::string>();
     layout.description = j.value("description", "");
+    layout.priority = j.value("priority", 50);
     layout.detect = j.at("detect").get<std::vector<std::string>>();
     layout.identity = j.at("identity").get<std::vector<std::string>>();
     for (const auto& c : j.at("compilers")) {
@@ -85,6 +86,8 @@ util::Result<std::vector<Layout>> load_layouts(const std::string& dir) {
     TRY_ASSIGN(auto layout, parse_layout(text, d.path_of(name)));
     layouts.push_back(std::move(layout));
   }
+  std::stable_sort(layouts.begin(), layouts.end(),
+                   [](const Layout& a, const Layout& b) { return a.priority < b.priority; });
   if (layouts.empty())
     return fail(ExitCode::corrupt, "no toolchain layout files in {}; reinstall shimctl", dir);
   return layouts;

@@ -27,6 +27,7 @@ struct CompilerSpec {
 struct Layout {
   std::string name;
   std::string description;
+  int priority = 50;  // detection order: lower first (a more specific layout)
   std::vector<std::string> detect;    // relative paths; any present selects the layout
   std::vector<CompilerSpec> compilers;
   std::vector<std::string> identity;  // relative glob patterns of the fingerprint inputs

@@ -1,0 +1,11 @@
+#include <shimctl/cli/commands.hpp>
+
+namespace shimctl::cli {
+
+void add_build_commands(CLI::App& app, core::Context& context, Registry& registry) {
+  (void)app;
+  (void)context;
+  (void)registry;
+}
+
+}  // namespace shimctl::cli
