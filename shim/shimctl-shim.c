@@ -27,9 +27,10 @@ __attribute__((used)) static const char shim_ident[] = "@(#)shimctl-shim " SHIMC
 #define CONFIG_NAME ".shimctl.conf"
 #define CONFIG_HEADER "shimctl-shim-config 1"
 #define CONFIG_MAX (256 * 1024)
-#define MAX_DIRECTIVES 8192   /* compiler, alias, setenv and appendenv lines */
-#define MAX_ENV 32768         /* environment entries handed to the cache tool */
-#define MAX_ARGS 131072       /* arguments handed to the cache tool */
+#define STRICT_HINT " (SHIMCTL_STRICT=1; unset it to compile without the cache)"
+#define MAX_DIRECTIVES 8192     /* compiler, alias, setenv and appendenv lines */
+#define MAX_ENV 32768           /* environment entries handed to the cache tool */
+#define MAX_ARGS 131072         /* arguments handed to the cache tool */
 #define ENV_ARENA (1024 * 1024) /* room for appendenv results */
 /* Static arrays live in .bss: pages never touched cost nothing. Past these bounds the cache is
  * skipped and the original compiler runs directly. */
@@ -51,7 +52,7 @@ static char config_path[PATH_MAX];
 static char config_text[CONFIG_MAX + 2];
 static struct directive directives[MAX_DIRECTIVES];
 static size_t directive_count;
-static char* state_dir;  /* NULL when the config has no state line */
+static char* state_dir; /* NULL when the config has no state line */
 static char* cache_path;
 static char problem[PATH_MAX + 256]; /* why the config cannot be used */
 static char* cache_argv[MAX_ARGS];
@@ -68,7 +69,8 @@ static size_t vconcat(char* out, size_t cap, const char* first, va_list ap) {
   size_t len = 0;
   for (const char* s = first; s; s = va_arg(ap, const char*)) {
     size_t n = strlen(s);
-    if (len < cap) memcpy(out + len, s, len + n < cap ? n : cap - len);
+    if (len < cap)
+      memcpy(out + len, s, len + n < cap ? n : cap - len);
     len += n;
   }
   out[len < cap ? len : cap - 1] = '\0';
@@ -83,6 +85,16 @@ static size_t concat(char* out, size_t cap, const char* first, ...) {
   return len;
 }
 
+static void write_best_effort(int fd, const char* s, size_t len) {
+  while (len > 0) {
+    ssize_t n = write(fd, s, len);
+    if (n <= 0)
+      return; /* nowhere left to report it */
+    s += n;
+    len -= (size_t)n;
+  }
+}
+
 /* Prints "shimctl-shim: <parts>" as one line to stderr. */
 static void say(const char* first, ...) {
   static char line[2 * PATH_MAX + 512];
@@ -92,15 +104,18 @@ static void say(const char* first, ...) {
   va_start(ap, first);
   size_t len = prefix + vconcat(line + prefix, sizeof line - prefix - 1, first, ap);
   va_end(ap);
-  if (len > sizeof line - 2) len = sizeof line - 2;
+  if (len > sizeof line - 2)
+    len = sizeof line - 2;
   line[len++] = '\n';
-  if (write(STDERR_FILENO, line, len) < 0) { /* nowhere left to report it */ }
+  write_best_effort(STDERR_FILENO, line, len);
 }
 
 static const char* format_unsigned(unsigned long long value, char buf[24]) {
   char* p = buf + 23;
   *p = '\0';
-  do *--p = (char)('0' + value % 10); while ((value /= 10) != 0);
+  do
+    *--p = (char)('0' + value % 10);
+  while ((value /= 10) != 0);
   return p;
 }
 
@@ -125,7 +140,8 @@ static bool path_in_self_dir(char out[PATH_MAX], const char* name, const char* s
 /* The first executable NAME in $PATH, as execvp would find it. */
 static bool find_in_path(const char* name, char out[PATH_MAX]) {
   const char* dir = getenv("PATH");
-  if (!dir) dir = "/usr/local/bin:/usr/bin:/bin";
+  if (!dir)
+    dir = "/usr/local/bin:/usr/bin:/bin";
   for (;;) {
     const char* end = strchrnul(dir, ':');
     size_t len = (size_t)(end - dir);
@@ -137,9 +153,11 @@ static bool find_in_path(const char* name, char out[PATH_MAX]) {
       memcpy(out, dir, len);
       out[len] = '/';
       strcpy(out + len + 1, name);
-      if (access(out, X_OK) == 0) return true;
+      if (access(out, X_OK) == 0)
+        return true;
     }
-    if (*end == '\0') return false;
+    if (*end == '\0')
+      return false;
     dir = end + 1;
   }
 }
@@ -155,12 +173,16 @@ static bool locate_self(const char* argv0) {
       self_path[n - (sizeof deleted - 1)] = '\0';
   } else {
     char found[PATH_MAX];
-    if (!argv0 || !*argv0) return false;
-    if (!strchr(argv0, '/') && find_in_path(argv0, found)) argv0 = found;
-    if (!realpath(argv0, self_path)) return false;
+    if (!argv0 || !*argv0)
+      return false;
+    if (!strchr(argv0, '/') && find_in_path(argv0, found))
+      argv0 = found;
+    if (!realpath(argv0, self_path))
+      return false;
   }
   char* slash = strrchr(self_path, '/');
-  if (!slash) return false;
+  if (!slash)
+    return false;
   memcpy(self_dir, self_path, (size_t)(slash - self_path));
   self_dir[slash - self_path] = '\0';
   self_name = slash + 1;
@@ -169,15 +191,16 @@ static bool locate_self(const char* argv0) {
 
 static const char* malformed(unsigned line, const char* what, const char* detail) {
   char num[24];
-  concat(problem, sizeof problem, config_path, ":", format_unsigned(line, num), ": ", what,
-         detail, NULL);
+  const char* at = format_unsigned(line, num);
+  concat(problem, sizeof problem, config_path, ":", at, ": ", what, detail, NULL);
   return problem;
 }
 
 /* Splits "A B" in place into two non-empty fields without '/' (names of files in D). */
 static bool split_names(char* rest, char** a, char** b) {
   char* space = strchr(rest, ' ');
-  if (!space) return false;
+  if (!space)
+    return false;
   *space = '\0';
   *a = rest;
   *b = space + 1;
@@ -187,14 +210,18 @@ static bool split_names(char* rest, char** a, char** b) {
 /* Parses one directive line (already NUL-terminated); returns NULL or a problem. */
 static const char* parse_line(char* line, unsigned lineno) {
   char* space = strchr(line, ' ');
-  if (!space || !space[1]) return malformed(lineno, "directive without value: ", line);
+  if (!space || !space[1])
+    return malformed(lineno, "directive without value: ", line);
   *space = '\0';
   char* rest = space + 1;
-  struct directive d = {0};
+  struct directive d = { 0 };
   if (strcmp(line, "state") == 0 || strcmp(line, "cache") == 0) {
-    if (rest[0] != '/') return malformed(lineno, "path must be absolute: ", rest);
-    if (line[0] == 's') state_dir = rest;
-    else cache_path = rest;
+    if (rest[0] != '/')
+      return malformed(lineno, "path must be absolute: ", rest);
+    if (line[0] == 's')
+      state_dir = rest;
+    else
+      cache_path = rest;
     return NULL;
   } else if (strcmp(line, "cache-kind") == 0) {
     if (strcmp(rest, "ccache") && strcmp(rest, "sccache"))
@@ -202,8 +229,9 @@ static const char* parse_line(char* line, unsigned lineno) {
     return NULL; /* both take "CACHE COMPILER ARGS...": nothing differs for the shim */
   } else if (strcmp(line, "setenv") == 0 || strcmp(line, "appendenv") == 0) {
     char* eq = strchr(rest, '=');
-    if (!eq || eq == rest) return malformed(lineno, "expected NAME=VALUE: ", rest);
-    d = (struct directive){line[0] == 's' ? SETENV : APPENDENV, rest, NULL};
+    if (!eq || eq == rest)
+      return malformed(lineno, "expected NAME=VALUE: ", rest);
+    d = (struct directive){ line[0] == 's' ? SETENV : APPENDENV, rest, NULL };
   } else if (strcmp(line, "compiler") == 0 || strcmp(line, "alias") == 0) {
     d.kind = line[0] == 'c' ? COMPILER : ALIAS;
     if (!split_names(rest, &d.arg1, &d.arg2))
@@ -211,14 +239,16 @@ static const char* parse_line(char* line, unsigned lineno) {
   } else {
     return malformed(lineno, "unknown directive: ", line);
   }
-  if (directive_count == MAX_DIRECTIVES) return malformed(lineno, "too many directives", "");
+  if (directive_count == MAX_DIRECTIVES)
+    return malformed(lineno, "too many directives", "");
   directives[directive_count++] = d;
   return NULL;
 }
 
 static const struct directive* find_directive(enum kind kind, const char* name) {
   for (size_t i = 0; i < directive_count; i++)
-    if (directives[i].kind == kind && strcmp(directives[i].arg1, name) == 0) return &directives[i];
+    if (directives[i].kind == kind && strcmp(directives[i].arg1, name) == 0)
+      return &directives[i];
   return NULL;
 }
 
@@ -227,22 +257,30 @@ static const char* parse_config(size_t len) {
   char* end = config_text + len;
   unsigned lineno = 0;
   bool header_seen = false;
-  if (memchr(config_text, '\0', len)) return malformed(1, "contains a NUL byte", "");
+  if (memchr(config_text, '\0', len))
+    return malformed(1, "contains a NUL byte", "");
   for (char* line = config_text; line < end; line++) {
     char* newline = memchr(line, '\n', (size_t)(end - line));
-    if (newline) *newline = '\0';
+    if (newline)
+      *newline = '\0';
     lineno++;
     if (line[0] != '\0' && line[0] != '#') {
       const char* bad = NULL;
-      if (header_seen) bad = parse_line(line, lineno);
-      else if (strcmp(line, CONFIG_HEADER) == 0) header_seen = true;
-      else bad = malformed(lineno, "expected '" CONFIG_HEADER "', found: ", line);
-      if (bad) return bad;
+      if (header_seen)
+        bad = parse_line(line, lineno);
+      else if (strcmp(line, CONFIG_HEADER) == 0)
+        header_seen = true;
+      else
+        bad = malformed(lineno, "expected '" CONFIG_HEADER "', found: ", line);
+      if (bad)
+        return bad;
     }
     line = newline ? newline : end;
   }
-  if (!header_seen) return malformed(lineno, "no '" CONFIG_HEADER "' line", "");
-  if (!cache_path) return malformed(lineno, "no cache line", "");
+  if (!header_seen)
+    return malformed(lineno, "no '" CONFIG_HEADER "' line", "");
+  if (!cache_path)
+    return malformed(lineno, "no cache line", "");
   for (size_t i = 0; i < directive_count; i++)
     if (directives[i].kind == ALIAS && !find_directive(COMPILER, directives[i].arg2))
       return malformed(lineno, "alias of an unknown compiler: ", directives[i].arg2);
@@ -261,8 +299,10 @@ static const char* load_config(void) {
   size_t len = 0;
   while (len <= CONFIG_MAX) { /* stops once the file is known to be too large */
     ssize_t n = read(fd, config_text + len, CONFIG_MAX + 1 - len);
-    if (n == 0) break;
-    if (n < 0 && errno == EINTR) continue;
+    if (n == 0)
+      break;
+    if (n < 0 && errno == EINTR)
+      continue;
     if (n < 0) {
       concat(problem, sizeof problem, "cannot read ", config_path, ": ", strerror(errno), NULL);
       close(fd);
@@ -271,7 +311,8 @@ static const char* load_config(void) {
     len += (size_t)n;
   }
   close(fd);
-  if (len > CONFIG_MAX) return malformed(0, "larger than 256 KiB", "");
+  if (len > CONFIG_MAX)
+    return malformed(0, "larger than 256 KiB", "");
   config_text[len] = '\0';
   return parse_config(len);
 }
@@ -281,7 +322,8 @@ static const char* load_config(void) {
 static const struct directive* resolve_compiler(const char* invoked, bool* known) {
   const struct directive* d = find_directive(COMPILER, invoked);
   const struct directive* alias = d ? NULL : find_directive(ALIAS, invoked);
-  if (alias) d = find_directive(COMPILER, alias->arg2);
+  if (alias)
+    d = find_directive(COMPILER, alias->arg2);
   *known = d != NULL;
   return d ? d : find_directive(COMPILER, self_name);
 }
@@ -289,10 +331,11 @@ static const struct directive* resolve_compiler(const char* invoked, bool* known
 /* True when a ccache or sccache process started us: it is already the cache layer. */
 static bool parent_is_cache_launcher(void) {
   char proc[48], exe[PATH_MAX], num[24];
-  concat(proc, sizeof proc, "/proc/", format_unsigned((unsigned long long)getppid(), num), "/exe",
-         NULL);
+  const char* pid = format_unsigned((unsigned long long)getppid(), num);
+  concat(proc, sizeof proc, "/proc/", pid, "/exe", NULL);
   ssize_t n = readlink(proc, exe, sizeof exe - 1);
-  if (n <= 0) return false; /* no /proc, or another user's process: assume no launcher */
+  if (n <= 0)
+    return false; /* no /proc, or another user's process: assume no launcher */
   exe[n] = '\0';
   const char* name = base_name(exe);
   return starts_with(name, "ccache") || starts_with(name, "sccache");
@@ -307,9 +350,11 @@ static const char* verify_hint(void) {
   static const char head[] = "run 'shimctl verify ";
   static char hint[sizeof head + PATH_MAX + 2];
   const char* slash = state_dir ? strrchr(state_dir, '/') : NULL;
-  if (!slash) return "run 'shimctl verify'";
+  if (!slash)
+    return "run 'shimctl verify'";
   size_t prefix_len = slash == state_dir ? 1 : (size_t)(slash - state_dir);
-  if (prefix_len >= PATH_MAX) return "run 'shimctl verify'";
+  if (prefix_len >= PATH_MAX)
+    return "run 'shimctl verify'";
   memcpy(hint, head, sizeof head - 1);
   memcpy(hint + sizeof head - 1, state_dir, prefix_len);
   memcpy(hint + sizeof head - 1 + prefix_len, "'", 2);
@@ -317,7 +362,8 @@ static const char* verify_hint(void) {
 }
 
 static _Noreturn void exec_original(const char* real, char** argv) {
-  if (trace) say("direct ", real, NULL);
+  if (trace)
+    say("direct ", real, NULL);
   execve(real, argv, environ);
   const char* reason = strerror(errno);
   say("original compiler ", real, " cannot run: ", reason, "; ", verify_hint(), NULL);
@@ -326,7 +372,7 @@ static _Noreturn void exec_original(const char* real, char** argv) {
 
 /* Without a usable config: run D/<invoked>.real or D/N.real if one exists, else fail. */
 static _Noreturn void run_without_config(char** argv, const char* invoked, const char* why) {
-  const char* names[] = {invoked, self_name};
+  const char* names[] = { invoked, self_name };
   char real[PATH_MAX];
   for (int i = 0; i < (strcmp(invoked, self_name) == 0 ? 1 : 2); i++)
     if (path_in_self_dir(real, names[i], ".real") && access(real, X_OK) == 0)
@@ -336,7 +382,8 @@ static _Noreturn void run_without_config(char** argv, const char* invoked, const
 }
 
 static bool push_env(char* entry) {
-  if (cache_env_count + 1 >= MAX_ENV) return false;
+  if (cache_env_count + 1 >= MAX_ENV)
+    return false;
   cache_env[cache_env_count++] = entry;
   return true;
 }
@@ -344,14 +391,16 @@ static bool push_env(char* entry) {
 /* Index of the first "NAME=" entry (name_len counts the '='), as getenv finds it; -1 if none. */
 static long find_env(const char* name, size_t name_len) {
   for (size_t i = 0; i < cache_env_count; i++)
-    if (strncmp(cache_env[i], name, name_len) == 0) return (long)i;
+    if (strncmp(cache_env[i], name, name_len) == 0)
+      return (long)i;
   return -1;
 }
 
 /* "NAME=OLD" + ":" + VALUE in env_arena; NULL when full. */
 static char* joined_value(const char* old_entry, const char* value) {
   size_t old_len = strlen(old_entry), value_len = strlen(value);
-  if (env_arena_used + old_len + value_len + 2 > sizeof env_arena) return NULL;
+  if (env_arena_used + old_len + value_len + 2 > sizeof env_arena)
+    return NULL;
   char* out = env_arena + env_arena_used;
   memcpy(out, old_entry, old_len);
   out[old_len] = ':';
@@ -363,21 +412,26 @@ static char* joined_value(const char* old_entry, const char* value) {
 /* environ + setenv defaults + appendenv + SHIMCTL_ACTIVE=1, into cache_env. */
 static bool build_cache_environment(void) {
   for (char** e = environ; *e; e++)
-    if (!push_env(*e)) return false;
+    if (!push_env(*e))
+      return false;
   for (size_t i = 0; i < directive_count; i++) {
     const struct directive* d = &directives[i];
-    if (d->kind != SETENV && d->kind != APPENDENV) continue;
+    if (d->kind != SETENV && d->kind != APPENDENV)
+      continue;
     size_t name_len = (size_t)(strchr(d->arg1, '=') - d->arg1) + 1;
     long at = find_env(d->arg1, name_len);
     if (at < 0) {
-      if (!push_env(d->arg1)) return false;
+      if (!push_env(d->arg1))
+        return false;
     } else if (d->kind == APPENDENV && cache_env[at][name_len] == '\0') {
       cache_env[at] = d->arg1; /* set but empty: nothing to append to */
     } else if (d->kind == APPENDENV) {
-      if (!(cache_env[at] = joined_value(cache_env[at], d->arg1 + name_len))) return false;
+      if (!(cache_env[at] = joined_value(cache_env[at], d->arg1 + name_len)))
+        return false;
     }
   }
-  if (!push_env(active_entry)) return false;
+  if (!push_env(active_entry))
+    return false;
   cache_env[cache_env_count] = NULL;
   return true;
 }
@@ -385,18 +439,23 @@ static bool build_cache_environment(void) {
 /* The compiler as the cache tool should run it: the path the caller used. */
 static char* compiler_for_cache(char* argv0, const char* invoked, bool known) {
   static char path[PATH_MAX];
-  if (argv0 && strchr(argv0, '/')) return argv0;
-  if (known && path_in_self_dir(path, invoked, "")) return path;
-  if (!known && find_in_path(invoked, path)) return path;
+  if (argv0 && strchr(argv0, '/'))
+    return argv0;
+  if (known && path_in_self_dir(path, invoked, ""))
+    return path;
+  if (!known && find_in_path(invoked, path))
+    return path;
   return self_path;
 }
 
 static bool build_cache_arguments(int argc, char** argv, char* compiler) {
-  if ((size_t)argc + 2 > MAX_ARGS) return false;
+  if ((size_t)argc + 2 > MAX_ARGS)
+    return false;
   size_t n = 0;
   cache_argv[n++] = cache_path;
   cache_argv[n++] = compiler;
-  for (int i = 1; i < argc; i++) cache_argv[n++] = argv[i];
+  for (int i = 1; i < argc; i++)
+    cache_argv[n++] = argv[i];
   cache_argv[n] = NULL;
   return true;
 }
@@ -407,10 +466,13 @@ static void log_cache_missing(const char* reason) {
   if (!state_dir || concat(path, sizeof path, state_dir, "/events.log", NULL) >= sizeof path)
     return;
   int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
-  if (fd < 0) return;
-  size_t len = concat(line, sizeof line, format_unsigned((unsigned long long)time(NULL), num),
-                      " cache-missing ", cache_path, " ", reason, "\n", NULL);
-  if (len < sizeof line && write(fd, line, len) < 0) { /* best effort */ }
+  if (fd < 0)
+    return;
+  const char* now = format_unsigned((unsigned long long)time(NULL), num);
+  size_t len =
+    concat(line, sizeof line, now, " cache-missing ", cache_path, " ", reason, "\n", NULL);
+  if (len < sizeof line) /* one write(2): O_APPEND keeps concurrent lines whole */
+    write_best_effort(fd, line, len);
   close(fd);
 }
 
@@ -423,28 +485,33 @@ int main(int argc, char** argv) {
   }
   const char* invoked = argv0 && *base_name(argv0) ? base_name(argv0) : self_name;
   const char* why = load_config();
-  if (why) run_without_config(argv, invoked, why);
+  if (why)
+    run_without_config(argv, invoked, why);
   bool known;
   const struct directive* compiler = resolve_compiler(invoked, &known);
   if (!compiler) {
-    bool same = strcmp(invoked, self_name) == 0;
-    concat(problem, sizeof problem, "no compiler entry for '", invoked, same ? "" : "' or '",
-           same ? "" : self_name, "' in ", config_path, NULL);
+    concat(problem, sizeof problem, "no compiler entry for '", invoked, "' in ", config_path, NULL);
+    run_without_config(argv, invoked, problem);
+  }
+  if (strcmp(compiler->arg2, self_name) == 0) { /* it would exec itself forever */
+    concat(problem, sizeof problem, "the original of '", invoked, "' is the shim itself", NULL);
     run_without_config(argv, invoked, problem);
   }
   char real[PATH_MAX];
-  if (!path_in_self_dir(real, compiler->arg2, "")) run_without_config(argv, invoked, "path too long");
-  if (wants_direct_exec()) exec_original(real, argv);
+  if (!path_in_self_dir(real, compiler->arg2, ""))
+    run_without_config(argv, invoked, "path too long");
+  if (wants_direct_exec())
+    exec_original(real, argv);
 
   if (build_cache_environment() &&
       build_cache_arguments(argc, argv, compiler_for_cache(argv0, invoked, known))) {
-    if (trace) say("cache ", cache_path, " ", cache_argv[1], NULL);
+    if (trace)
+      say("cache ", cache_path, " ", cache_argv[1], NULL);
     execve(cache_path, cache_argv, cache_env);
     const char* reason = strerror(errno);
     log_cache_missing(reason);
     if (env_is("SHIMCTL_STRICT", "1")) {
-      say("cache tool ", cache_path, " cannot run: ", reason,
-          " (SHIMCTL_STRICT=1; unset it to compile without the cache)", NULL);
+      say("cache tool ", cache_path, " cannot run: ", reason, STRICT_HINT, NULL);
       return 1;
     }
   }

@@ -4,7 +4,9 @@
 # beside it as P/bin/NAME.real, and P/bin/.shimctl.conf written here per the contract.
 
 suite_requires() {
-  command -v ccache >/dev/null && command -v gcc >/dev/null && [ -x "$SHIM_BIN" ]
+  local tool
+  for tool in ccache gcc file strings; do command -v "$tool" >/dev/null || return 1; done
+  [ -x "$SHIM_BIN" ]
 }
 
 # A small program that appends its executable, its argv and its environment to $RECORD_FILE
@@ -46,6 +48,7 @@ make_prefix() {
   ln -s /usr/lib "$P/lib"
   ln -s /usr/libexec "$P/libexec"
   export CCACHE_DIR=$TEST_DIR/ccache # never the user's cache
+  ulimit -t 10 # CPU seconds: an exec loop (shim -> cache -> shim ...) is one process; end it
 }
 
 # install_shim NAME ORIGINAL: P/bin/NAME is the shim, P/bin/NAME.real a copy of ORIGINAL.
@@ -72,7 +75,7 @@ write_conf() {
 gcc_fixture() {
   make_prefix
   install_shim cc /usr/bin/gcc
-  write_conf /usr/bin/ccache "compiler cc cc.real"
+  write_conf "$(command -v ccache)" "compiler cc cc.real"
   echo 'int answer(void) { return 42; }' > a.c
 }
 
@@ -166,7 +169,7 @@ test_appendenv_appends() {
   expect_eq /opt/x/ident "$(recorded_env CCACHE_EXTRAFILES)" "unset"
   CCACHE_EXTRAFILES=/mine "$P/bin/cc" -c x.c
   expect_eq /mine:/opt/x/ident "$(recorded_env CCACHE_EXTRAFILES)" "set by the user"
-  CCACHE_EXTRAFILES= "$P/bin/cc" -c x.c
+  CCACHE_EXTRAFILES='' "$P/bin/cc" -c x.c
   expect_eq /opt/x/ident "$(recorded_env CCACHE_EXTRAFILES)" "set but empty"
 }
 
@@ -187,9 +190,27 @@ test_parent_ccache_goes_direct() {
   expect_eq 0 "$(ccache_stat "$CCACHE_DIR" called_for_preprocessing)" "nested ccache calls"
   expect_success ccache "$P/bin/cc" -c a.c -o b.o
   expect_hits "$CCACHE_DIR" 1
-  echo 'int other(void) { return 1; }' > b.c # a miss: a hit would not run the compiler
-  expect_contains "$(SHIMCTL_SHIM_TRACE=1 ccache "$P/bin/cc" -c b.c -o b.o 2>&1)" \
-    "shimctl-shim: direct $P/bin/cc.real" "trace"
+  # ccache 4.7 also guards itself (it exports CCACHE_DISABLE=1 to the compiler), so the
+  # counters alone cannot show a second ccache exec; the trace can. A miss: a hit runs no compiler.
+  echo 'int other(void) { return 1; }' > b.c
+  expect_eq "shimctl-shim: direct $P/bin/cc.real" \
+    "$(SHIMCTL_SHIM_TRACE=1 ccache "$P/bin/cc" -c b.c -o b.o 2>&1)" "trace"
+}
+
+test_parent_named_like_a_cache() {
+  TEST "a parent whose executable is named ccache* or sccache* counts as a launcher"
+  recorder_fixture
+  local name
+  # shellcheck disable=SC2016 # $0 is expanded by the launcher's bash
+  for name in ccache-4.7 sccache; do
+    cp "$(command -v bash)" "$TEST_DIR/$name"
+    "$TEST_DIR/$name" -c '"$0" -c x.c; true' "$P/bin/cc" # "; true": bash forks, not execs
+    expect_eq "cc.real|$P/bin/cc|-c|x.c" "$(calls)" "under $name"
+  done
+  cp "$(command -v bash)" "$TEST_DIR/not-ccache"
+  # shellcheck disable=SC2016
+  "$TEST_DIR/not-ccache" -c '"$0" -c x.c; true' "$P/bin/cc"
+  expect_eq "fakecache|$TEST_DIR/fakecache|$P/bin/cc|-c|x.c" "$(calls)" "under not-ccache"
 }
 
 test_invocation_forms() {
@@ -218,7 +239,7 @@ test_alias_through_real_ccache() {
   recorder_fixture "alias cxx cc"
   sed -i "s|^cache .*|cache $(command -v ccache)|" "$P/bin/.shimctl.conf"
   ln -s cc "$P/bin/cxx"
-  ./prefix/bin/cxx --version
+  ./prefix/bin/cxx --version # ccache execs it in place: SHIMCTL_ACTIVE prevents a loop
   expect_eq "cc.real|./prefix/bin/cxx|--version" "$(calls)" "argv through ccache"
 }
 
@@ -274,7 +295,7 @@ test_disable_bypasses() {
 test_trace_lines() {
   TEST "SHIMCTL_SHIM_TRACE=1 tells the decision"
   gcc_fixture
-  expect_eq "shimctl-shim: cache /usr/bin/ccache $P/bin/cc"$'\n'"shimctl-shim: direct $P/bin/cc.real" \
+  expect_eq "shimctl-shim: cache $(command -v ccache) $P/bin/cc"$'\n'"shimctl-shim: direct $P/bin/cc.real" \
     "$(SHIMCTL_SHIM_TRACE=1 "$P/bin/cc" -c a.c -o a.o 2>&1)" "through the cache"
   expect_eq "shimctl-shim: direct $P/bin/cc.real" \
     "$(SHIMCTL_SHIM_TRACE=1 SHIMCTL_DISABLE=1 "$P/bin/cc" -c a.c -o a.o 2>&1)" "disabled"
@@ -307,6 +328,9 @@ test_malformed_config() {
     "$P/bin/cc" -c x.c
     expect_eq "cc.real|$P/bin/cc|-c|x.c" "$(calls)" "with '$bad'"
   done
+  write_conf "$TEST_DIR/fakecache" "compiler cc cc" # would exec itself forever
+  "$P/bin/cc" -c x.c
+  expect_eq "cc.real|$P/bin/cc|-c|x.c" "$(calls)" "original = the shim"
   printf 'shimctl-shim-config 2\ncompiler cc cc.real\n' > "$P/bin/.shimctl.conf"
   "$P/bin/cc" -c x.c
   expect_eq "cc.real|$P/bin/cc|-c|x.c" "$(calls)" "format 2"
