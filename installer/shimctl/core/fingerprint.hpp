@@ -3,6 +3,7 @@
 // version files), as listed by the layout's identity patterns.
 #pragma once
 
+#include <shimctl/core/context.hpp>
 #include <shimctl/core/discovery.hpp>
 #include <shimctl/util/error.hpp>
 
@@ -20,7 +21,7 @@ struct IdentityInput {
 };
 
 struct Fingerprint {
-  std::string sha256;  // over the sorted (path, sha256) pairs
+  std::string sha256;  // combine_inputs(inputs)
   std::vector<IdentityInput> inputs;
 
   // A short stable key for CI caches: "<layout>-<first 16 hex digits>".
@@ -34,8 +35,12 @@ struct Fingerprint {
                                                       const std::vector<std::string>& patterns,
                                                       const std::vector<std::string>& wrapped);
 
-// Progress callback: (files done, files total, bytes done).
-using FingerprintProgress = std::function<void(std::size_t, std::size_t, std::uint64_t)>;
+// Progress callback: (files done, files total, bytes done, bytes total).
+using FingerprintProgress =
+    std::function<void(std::size_t, std::size_t, std::uint64_t, std::uint64_t)>;
+
+// A FingerprintProgress that reports to CONTEXT.meter as "fingerprinting".
+[[nodiscard]] FingerprintProgress fingerprint_meter(const Context& context);
 
 // Hashes the files. With BEFORE_INSTALL, a ".real" name that does not exist
 // yet is read from the original (the same bytes it will hold).
@@ -44,6 +49,8 @@ using FingerprintProgress = std::function<void(std::size_t, std::size_t, std::ui
                                                             bool before_install,
                                                             const FingerprintProgress& progress = {});
 
+// SHA-256 over the (path, sha256) pairs sorted by path; a wrapped compiler's
+// ".real" path counts under the compiler's own name.
 [[nodiscard]] std::string combine_inputs(const std::vector<IdentityInput>& inputs);
 
 }  // namespace shimctl::core

@@ -27,7 +27,8 @@ util::Result<Identity> current_identity(const Context& context, const std::strin
                   session.manifest->layout);
     Identity id{layout->name, {}};
     auto files = identity_files(session.prefix, layout->identity, wrapped);
-    TRY_ASSIGN(id.fingerprint, compute_fingerprint(session.prefix, files, false));
+    TRY_ASSIGN(id.fingerprint, compute_fingerprint(session.prefix, files, false,
+                                                    fingerprint_meter(context)));
     return id;
   }
   TRY_ASSIGN(auto toolchain, discover(session.prefix, layouts, {}));
@@ -35,7 +36,8 @@ util::Result<Identity> current_identity(const Context& context, const std::strin
     wrapped.push_back(t.path);
   Identity id{toolchain.layout.name, {}};
   auto files = identity_files(session.prefix, toolchain.layout.identity, wrapped);
-  TRY_ASSIGN(id.fingerprint, compute_fingerprint(session.prefix, files, before_install));
+  TRY_ASSIGN(id.fingerprint, compute_fingerprint(session.prefix, files, before_install,
+                                                  fingerprint_meter(context)));
   return id;
 }
 

@@ -1,0 +1,265 @@
+# Toolchain identity (issue 3): every cache key follows the current contents of the files that
+# decide the object (device libraries, clang, ptxas, ...), never their mtimes or inodes.
+# Real compiles through the shim (hipcc and nvcc by absolute path) on throwaway prefixes built by
+# scripts/make-rocm-prefix / make-cuda-prefix; each test has its own prefix and its own cache dir
+# (install --cache-dir). Installs skip verification (--no-verify) so that the cache counters
+# count only the compiles made here.
+
+source "$SRC_DIR/scripts/lib/toolchains.bash"
+
+suite_requires() {
+  command -v ccache >/dev/null && [ -x "$SHIMCTL" ] && [ -x "$SHIM_BIN" ] && have_rocm 15 \
+    && command -v python3 >/dev/null
+}
+
+HIP_FLAGS=(-x hip --offload-arch=gfx90a -c m.hip)
+
+# new_rocm NAME: P = a new ROCm-shaped prefix $TEST_DIR/NAME (clang-15); C = this test's cache.
+new_rocm() {
+  P=$TEST_DIR/$1
+  C=$TEST_DIR/ccache
+  "$SCRIPTS/make-rocm-prefix" "$P" --llvm 15 >/dev/null 2>"$TEST_DIR/make.err" \
+    || fail "make-rocm-prefix $P: $(cat "$TEST_DIR/make.err")"
+}
+
+# install_p [ARGS...]: shimctl install $P --cache-dir $C --no-verify.
+install_p() {
+  "$SHIMCTL" install "$P" --cache-dir "$C" --no-verify "$@" >"$TEST_DIR/install.out" 2>&1 \
+    || fail "install $P $* failed:"$'\n'"$(cat "$TEST_DIR/install.out")"
+}
+
+# hip OUT: compile m.hip through the shim ($P/bin/hipcc by absolute path) into OUT.
+hip() {
+  "$P/bin/hipcc" "${HIP_FLAGS[@]}" -o "$1" >"$TEST_DIR/compile.out" 2>&1 \
+    || fail "hipcc -o $1 failed:"$'\n'"$(cat "$TEST_DIR/compile.out")"
+}
+
+# fresh_hip OUT: the same compile without the cache (the shim execs the originals).
+fresh_hip() {
+  SHIMCTL_DISABLE=1 "$P/bin/hipcc" "${HIP_FLAGS[@]}" -o "$1" >"$TEST_DIR/compile.out" 2>&1 \
+    || fail "fresh hipcc -o $1 failed:"$'\n'"$(cat "$TEST_DIR/compile.out")"
+}
+
+# expect_counts HITS MISSES: the counters of this test's cache.
+expect_counts() {
+  local d p m
+  d=$(ccache_stat "$C" direct_cache_hit); p=$(ccache_stat "$C" preprocessed_cache_hit)
+  m=$(ccache_stat "$C" cache_miss)
+  expect_eq "hits=$1 misses=$2" "hits=$((d + p)) misses=$m" "cache counters in $C"
+}
+
+# replace_content FILE SOURCE: FILE gets SOURCE's bytes (a new inode; mode kept).
+replace_content() {
+  cp -p "$2" "$1.identity-new" && mv -f "$1.identity-new" "$1" || fail "cannot replace $1"
+}
+
+# append_bytes FILE: the same program with bytes appended (an ELF file still runs).
+append_bytes() {
+  cp -p "$1" "$1.identity-new" && printf 'shimctl identity test\n' >> "$1.identity-new" \
+    && mv -f "$1.identity-new" "$1" || fail "cannot change $1"
+}
+
+shimctl_out() { # ARGS...: stdout of shimctl; fails the test on a non-zero exit
+  local out rc
+  out=$("$SHIMCTL" "$@" 2>"$TEST_DIR/shimctl.err"); rc=$?
+  [ $rc -eq 0 ] || fail "shimctl $* exited $rc: $(cat "$TEST_DIR/shimctl.err")"
+  printf '%s' "$out"
+}
+
+test_device_library_swap() {
+  TEST "device libraries swapped: a miss equal to a fresh compile; swapped back: a hit"
+  new_rocm rocm
+  install_p
+  write_hip_kernel m.hip
+  local B=$P/amdgcn/bitcode
+  mkdir saved && cp -p "$B/oclc_correctly_rounded_sqrt_on.bc" "$B/oclc_finite_only_off.bc" saved/
+
+  hip before.o
+  expect_counts 0 1
+  expect_contains "$(grep '^appendenv CCACHE_EXTRAFILES=' "$P/bin/.shimctl.conf")" \
+    "$B/oclc_correctly_rounded_sqrt_on.bc" "the shim config's extra files"
+
+  # A device-library update, as the issue reproduces it (in place: same inodes, new contents).
+  cp "$B/oclc_correctly_rounded_sqrt_off.bc" "$B/oclc_correctly_rounded_sqrt_on.bc"
+  cp "$B/oclc_finite_only_on.bc" "$B/oclc_finite_only_off.bc"
+  hip swapped.o
+  expect_counts 0 2
+  fresh_hip fresh1.o
+  fresh_hip fresh2.o
+  expect_same_file fresh1.o fresh2.o              # the toolchain is deterministic
+  expect_same_file fresh1.o swapped.o             # the cache served what a fresh compile makes
+  cmp -s before.o swapped.o && fail "the swap did not change the object: the test proves nothing"
+  expect_counts 0 2                               # SHIMCTL_DISABLE=1 never touched the cache
+
+  # Swapped back (new inodes this time): the first entries are valid again.
+  replace_content "$B/oclc_correctly_rounded_sqrt_on.bc" saved/oclc_correctly_rounded_sqrt_on.bc
+  replace_content "$B/oclc_finite_only_off.bc" saved/oclc_finite_only_off.bc
+  hip back.o
+  expect_counts 1 2
+  expect_same_file before.o back.o
+}
+
+test_clang_binary_change() {
+  TEST "the prefix's clang replaced by a build with other bytes: a miss"
+  new_rocm rocm
+  install_p
+  [ -f "$P/llvm/bin/clang.real" ] || fail "llvm/bin/clang is not wrapped: $(cat "$TEST_DIR/install.out")"
+  write_hip_kernel m.hip
+  hip first.o
+  expect_counts 0 1
+  append_bytes "$P/llvm/bin/clang.real"
+  expect_contains "$("$P/llvm/bin/clang.real" --version 2>&1)" "clang version" "the changed clang runs"
+  hip second.o
+  expect_counts 0 2
+  hip third.o
+  expect_counts 1 2
+  expect_same_file second.o third.o
+}
+
+test_recreated_and_touched_prefix_hits() {
+  TEST "a prefix deleted and re-created with identical files, then touched: hits"
+  new_rocm rocm
+  install_p
+  write_hip_kernel m.hip
+  hip first.o
+  expect_counts 0 1
+  local key1 listing1
+  key1=$(shimctl_out cache-key "$P")
+  listing1=$(tree_listing "$P" | awk '$1 == "F" { print $2, $NF }')
+  local ino1; ino1=$(stat -c %i "$P/amdgcn/bitcode/ocml.bc")
+
+  rm -rf "$P"
+  sleep 1  # new mtimes for sure
+  "$SCRIPTS/make-rocm-prefix" "$P" --llvm 15 >/dev/null || fail "cannot re-create $P"
+  install_p
+  expect_eq "$key1" "$(shimctl_out cache-key "$P")" "cache-key of the re-created prefix"
+  expect_eq "$listing1" "$(tree_listing "$P" | awk '$1 == "F" { print $2, $NF }')" \
+    "file contents of the re-created prefix"
+  [ "$ino1" != "$(stat -c %i "$P/amdgcn/bitcode/ocml.bc")" ] || echo "  (note: the inode was reused)"
+  hip second.o
+  expect_counts 1 1
+  expect_same_file first.o second.o
+
+  sleep 1
+  # -h: touch the links themselves, never the system files they point to.
+  find "$P" -exec touch -h {} + || fail "touch failed"
+  hip third.o
+  expect_counts 2 1
+  expect_same_file first.o third.o
+}
+
+test_cuda_ptxas_change() {
+  TEST "CUDA: ptxas changed: a miss; libdevice changed: reported by verify"
+  if ! have_cuda; then echo "  (skipped: nvcc cannot compile for sm_90 here)"; return 0; fi
+  P=$TEST_DIR/cuda
+  C=$TEST_DIR/ccache
+  "$SCRIPTS/make-cuda-prefix" "$P" >/dev/null || fail "make-cuda-prefix failed"
+  install_p
+  write_cuda_kernel k.cu
+  local nvcc=(-arch=sm_90 -c k.cu)
+  "$P/bin/nvcc" "${nvcc[@]}" -o k1.o >"$TEST_DIR/nvcc.out" 2>&1 || fail "nvcc: $(cat "$TEST_DIR/nvcc.out")"
+  "$P/bin/nvcc" "${nvcc[@]}" -o k2.o >"$TEST_DIR/nvcc.out" 2>&1 || fail "nvcc: $(cat "$TEST_DIR/nvcc.out")"
+  expect_counts 1 1
+  expect_same_file k1.o k2.o
+
+  append_bytes "$P/bin/ptxas"
+  expect_contains "$("$P/bin/ptxas" --version 2>&1)" "ptxas" "the changed ptxas runs"
+  "$P/bin/nvcc" "${nvcc[@]}" -o k3.o >"$TEST_DIR/nvcc.out" 2>&1 || fail "nvcc: $(cat "$TEST_DIR/nvcc.out")"
+  expect_counts 1 2
+
+  # CUDA 13's cicc does not read libdevice for nvcc -c, so a libdevice change need not change an
+  # object; it is a fingerprint input all the same, and verify names it.
+  local lib
+  lib=$(cd "$P" && ls nvvm/libdevice/*.bc | head -1)
+  [ -n "$lib" ] || fail "no nvvm/libdevice/*.bc in the CUDA prefix"
+  append_bytes "$P/$lib"
+  local out rc
+  out=$("$SHIMCTL" verify "$P" 2>&1); rc=$?
+  expect_eq 0 "$rc" "verify exit code (a changed toolchain is a warning)"$'\n'"$out"
+  expect_contains "$out" "toolchain changed since install: bin/ptxas, $lib;" "verify output"
+  expect_contains "$(shimctl_out cache-key "$P")" "cuda-" "cache-key"
+}
+
+test_verify_refresh_fingerprint_cache_key() {
+  TEST "verify warns about a changed toolchain, refresh clears it; fingerprint and cache-key"
+  new_rocm a
+  local A=$P
+  new_rocm b
+  local Bp=$P
+  P=$A
+  local key_a key_b
+  key_a=$(shimctl_out cache-key "$A")
+  key_b=$(shimctl_out cache-key "$Bp")
+  [[ $key_a =~ ^rocm-[0-9a-f]{16}$ ]] || fail "cache-key: '$key_a' is not rocm-<16 hex>"
+  expect_eq "$key_a" "$key_b" "cache-key of identical prefixes at different paths"
+
+  # clang only: its verification compiles are quick C/C++ compiles.
+  install_p --compilers clang
+  expect_eq "$key_a" "$(shimctl_out cache-key "$A")" "cache-key after install (.real counted as the original)"
+
+  local json
+  json=$(shimctl_out fingerprint "$A" --json)
+  printf '%s' "$json" >"$TEST_DIR/fp.json"
+  python3 - "$A" "$key_a" "$TEST_DIR/fp.json" <<'EOF' >"$TEST_DIR/fp.check" 2>&1 \
+    || fail "fingerprint --json: $(cat "$TEST_DIR/fp.check")"
+import hashlib, json, sys, re
+prefix, key = sys.argv[1], sys.argv[2]
+fp = json.load(open(sys.argv[3]))
+assert re.fullmatch(r"[0-9a-f]{64}", fp["sha256"]), fp["sha256"]
+assert fp["cache_key"] == key, (fp["cache_key"], key)
+assert key == "rocm-" + fp["sha256"][:16]
+paths = [i["path"] for i in fp["inputs"]]
+assert paths == sorted(paths), "inputs are not sorted"
+for need in ["llvm/bin/clang.real", "bin/hipcc", "llvm/bin/lld", "llvm/bin/clang-offload-bundler",
+             "amdgcn/bitcode/ocml.bc", "amdgcn/bitcode/oclc_finite_only_off.bc", "share/hip/version"]:
+    assert need in paths, need + " is not an input"
+assert "llvm/bin/clang" not in paths, "the shim itself is an input"
+for i in fp["inputs"]:
+    data = open(prefix + "/" + i["path"], "rb").read()
+    assert i["sha256"] == hashlib.sha256(data).hexdigest(), i["path"]
+    assert i["size"] == len(data), i["path"]
+EOF
+
+  local out rc
+  out=$("$SHIMCTL" verify "$A" 2>&1); rc=$?
+  expect_eq 0 "$rc" "verify exit code, unchanged toolchain"$'\n'"$out"
+  case $out in *"toolchain changed"*) fail "verify reports a change before any: $out" ;; esac
+  expect_contains "$out" "inputs match fingerprint ${key_a#rocm-}" "verify identity line"
+
+  # A device-library update in A.
+  cp "$A/amdgcn/bitcode/oclc_finite_only_on.bc" "$A/amdgcn/bitcode/oclc_finite_only_off.bc"
+  out=$("$SHIMCTL" verify "$A" 2>&1); rc=$?
+  expect_eq 0 "$rc" "verify exit code, changed toolchain (a warning)"$'\n'"$out"
+  expect_contains "$out" "toolchain changed since install: amdgcn/bitcode/oclc_finite_only_off.bc; cache keys follow the new contents; run 'shimctl refresh' to record them" "verify warning"
+  expect_eq "toolchain identity warning" "$(grep 'toolchain changed since install' <<<"$out" | awk '{ print $1, $2, $3 }')" "verify table row"
+  expect_contains "$out" "verify: all checks passed" "verify summary"
+  out=$("$SHIMCTL" verify "$A" --json 2>&1); rc=$?
+  expect_eq 0 "$rc" "verify --json exit code"
+  expect_eq "True warning" "$(python3 -c 'import json,sys; j=json.load(sys.stdin); print(j["ok"], [c["result"] for c in j["checks"] if c["check"] == "identity"][0])' <<<"$out")" "verify --json"
+  expect_contains "$(shimctl_out status "$A")" ", 1 changed since install" "status"
+
+  local key_changed
+  key_changed=$(shimctl_out cache-key "$A")
+  [ "$key_changed" != "$key_a" ] || fail "cache-key did not change after a device-library change"
+  [[ $key_changed =~ ^rocm-[0-9a-f]{16}$ ]] || fail "cache-key: '$key_changed'"
+
+  out=$(shimctl_out refresh "$A")
+  expect_contains "$out" "refreshed: fingerprint ${key_changed#rocm-}" "refresh output"
+  expect_contains "$(grep '^setenv CCACHE_COMPILERCHECK=' "$A/llvm/bin/.shimctl.conf")" \
+    "string:shimctl-${key_changed#rocm-}" "the shim config names the new fingerprint"
+  out=$("$SHIMCTL" verify "$A" 2>&1); rc=$?
+  expect_eq 0 "$rc" "verify exit code after refresh"
+  case $out in *"toolchain changed"*) fail "verify still reports a change after refresh: $out" ;; esac
+  expect_contains "$out" "inputs match fingerprint ${key_changed#rocm-}" "verify after refresh"
+  expect_eq "$key_changed" "$(shimctl_out cache-key "$A")" "cache-key after refresh"
+  expect_eq "$key_b" "$(shimctl_out cache-key "$Bp")" "cache-key of the untouched prefix"
+
+  # Many changes: verify names the first five (in path order) and counts the rest.
+  local f
+  for f in ockl ocml oclc_daz_opt_off oclc_daz_opt_on oclc_isa_version_90a oclc_unsafe_math_on hip; do
+    append_bytes "$A/amdgcn/bitcode/$f.bc"
+  done
+  out=$("$SHIMCTL" verify "$A" 2>&1); rc=$?
+  expect_eq 0 "$rc" "verify exit code, seven changes"
+  expect_contains "$out" "toolchain changed since install: amdgcn/bitcode/hip.bc, amdgcn/bitcode/ockl.bc, amdgcn/bitcode/oclc_daz_opt_off.bc, amdgcn/bitcode/oclc_daz_opt_on.bc, amdgcn/bitcode/oclc_isa_version_90a.bc and 2 more;" "verify with seven changes"
+}
