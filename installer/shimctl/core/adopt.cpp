@@ -42,7 +42,8 @@ util::Status rewrite_identity(const Context& context, Session& session,
     wrapped.push_back(c.path);
   auto files = identity_files(old.prefix, layout->identity, wrapped);
   context.progress(fmt::format("fingerprinting {} toolchain files", files.size()));
-  TRY_ASSIGN(updated.fingerprint, compute_fingerprint(old.prefix, files, false));
+  TRY_ASSIGN(updated.fingerprint, compute_fingerprint(old.prefix, files, false,
+                                                         fingerprint_meter(context)));
 
   auto old_env = shim_environment(old.cache, old.fingerprint.sha256, identity_paths(old));
   auto new_env = shim_environment(updated.cache, updated.fingerprint.sha256, identity_paths(updated));

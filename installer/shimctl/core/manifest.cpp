@@ -1,9 +1,12 @@
 #include <shimctl/core/manifest.hpp>
+#include <shimctl/core/transaction.hpp>
 #include <shimctl/util/dir.hpp>
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <ctime>
+#include <set>
 
 namespace shimctl::core {
 
@@ -37,9 +40,18 @@ bool is_hex64(const std::string& s) {
   return s.size() == 64 && s.find_first_not_of("0123456789abcdef") == std::string::npos;
 }
 
+// Strings end up in the shim configuration (one directive per line) and in
+// messages: control characters could smuggle in directives, so none pass.
+bool printable(const std::string& s) {
+  return std::none_of(s.begin(), s.end(), [](char c) {
+    return static_cast<unsigned char>(c) < 0x20 || c == 0x7f;
+  });
+}
+
+std::string string_field(const json& j, const char* key, const std::string& where);
+
 std::string clean_path(const json& j, const char* key, const std::string& where) {
-  require(j.contains(key) && j.at(key).is_string(), where + "." + key + " must be a string");
-  auto value = j.at(key).get<std::string>();
+  auto value = string_field(j, key, where);
   require(util::is_clean_relative(value),
           where + "." + key + " '" + value + "' is not a relative path inside the prefix");
   return value;
@@ -47,7 +59,9 @@ std::string clean_path(const json& j, const char* key, const std::string& where)
 
 std::string string_field(const json& j, const char* key, const std::string& where) {
   require(j.contains(key) && j.at(key).is_string(), where + "." + key + " must be a string");
-  return j.at(key).get<std::string>();
+  auto value = j.at(key).get<std::string>();
+  require(printable(value), where + "." + key + " contains control characters");
+  return value;
 }
 
 std::optional<std::string> optional_string_field(const json& j, const char* key,
@@ -97,6 +111,10 @@ WrappedCompiler compiler_from_json(const json& j, const std::string& where) {
   c.path = clean_path(j, "path", where);
   c.real = clean_path(j, "real", where);
   require(c.real == c.path + std::string(real_suffix), where + ".real must be path + \".real\"");
+  auto name = util::split_relative(c.path).second;
+  require(!name.ends_with(real_suffix) && name != shim_config_file &&
+              !c.path.starts_with(std::string(state_dir_name) + "/"),
+          where + ".path '" + c.path + "' cannot be a compiler");
   c.family = string_field(j, "family", where);
   auto handling = string_field(j, "name_handling", where);
   require(handling == "sibling" || handling == "argv0", where + ".name_handling is unknown");
@@ -104,6 +122,7 @@ WrappedCompiler compiler_from_json(const json& j, const std::string& where) {
   auto verify = string_field(j, "verify", where);
   require(verify == "hip" || verify == "c-cxx" || verify == "cuda", where + ".verify is unknown");
   c.verify = verify == "hip" ? VerifyKind::hip : verify == "cuda" ? VerifyKind::cuda : VerifyKind::c_cxx;
+  require(j.contains("original"), where + ".original is missing");
   c.original = record_from_json(j.at("original"), where + ".original");
   require(j.contains("aliases") && j.at("aliases").is_array(), where + ".aliases must be an array");
   for (std::size_t i = 0; i < j.at("aliases").size(); ++i)
@@ -124,9 +143,10 @@ Manifest manifest_from_json(const json& j, const std::string& expected_prefix) {
   require(j.is_object(), "the manifest is not a JSON object");
   require(j.contains("schema_version") && j.at("schema_version").is_number_integer(),
           "schema_version must be an integer");
-  auto version = j.at("schema_version").get<int>();
-  require(version == manifest_schema_version,
-          fmt::format("unsupported schema_version {} (this shimctl reads {})", version,
+  const auto& version = j.at("schema_version");
+  require(version.is_number_unsigned() &&
+              version.get<std::uint64_t>() == static_cast<std::uint64_t>(manifest_schema_version),
+          fmt::format("unsupported schema_version {} (this shimctl reads {})", version.dump(),
                       manifest_schema_version));
   Manifest m;
   m.shimctl_version = string_field(j, "shimctl_version", "manifest");
@@ -143,6 +163,7 @@ Manifest manifest_from_json(const json& j, const std::string& expected_prefix) {
   require(m.cache.path.starts_with("/"), "cache.path must be absolute");
   m.cache.version = string_field(cache, "version", "cache");
   m.cache.dir = optional_string_field(cache, "dir", "cache");
+  require(!m.cache.dir || m.cache.dir->starts_with("/"), "cache.dir must be absolute");
   m.cache.max_size = optional_string_field(cache, "max_size", "cache");
   m.cache.remote = optional_string_field(cache, "remote", "cache");
   require(!cache.contains("remote_read_only") || cache.at("remote_read_only").is_boolean(),
@@ -166,21 +187,97 @@ Manifest manifest_from_json(const json& j, const std::string& expected_prefix) {
   }
   require(j.contains("compilers") && j.at("compilers").is_array() && !j.at("compilers").empty(),
           "manifest.compilers must be a non-empty array");
-  for (std::size_t i = 0; i < j.at("compilers").size(); ++i)
-    m.compilers.push_back(
-        compiler_from_json(j.at("compilers")[i], fmt::format("compilers[{}]", i)));
+  std::set<std::string> paths;
+  for (std::size_t i = 0; i < j.at("compilers").size(); ++i) {
+    auto where = fmt::format("compilers[{}]", i);
+    m.compilers.push_back(compiler_from_json(j.at("compilers")[i], where));
+    require(paths.insert(m.compilers.back().path).second,
+            fmt::format("{}.path '{}' is listed twice", where, m.compilers.back().path));
+  }
+  std::set<std::string> shim_dirs;
+  for (const auto& c : m.compilers)
+    shim_dirs.insert(util::split_relative(c.path).first);
   require(j.contains("created_files") && j.at("created_files").is_array(),
           "manifest.created_files must be an array");
   for (std::size_t i = 0; i < j.at("created_files").size(); ++i) {
     const auto& f = j.at("created_files")[i];
-    require(f.is_string() && util::is_clean_relative(f.get<std::string>()),
+    require(f.is_string() && util::is_clean_relative(f.get<std::string>()) &&
+                printable(f.get<std::string>()),
             fmt::format("created_files[{}] is not a relative path inside the prefix", i));
+    // Rollback deletes these: only the shim configurations install writes, one per shim directory.
+    auto [dir, name] = util::split_relative(f.get<std::string>());
+    require(name == shim_config_file && shim_dirs.contains(dir),
+            fmt::format("created_files[{}] '{}' is not the {} of a shim directory", i,
+                        f.get<std::string>(), shim_config_file));
+    require(std::find(m.created_files.begin(), m.created_files.end(), f.get<std::string>()) ==
+                m.created_files.end(),
+            fmt::format("created_files[{}] '{}' is listed twice", i, f.get<std::string>()));
     m.created_files.push_back(f.get<std::string>());
   }
   return m;
 }
 
 }  // namespace
+
+namespace {
+
+// Walks the directories of RELATIVE (a clean relative path) one component at
+// a time without following symlinks. A missing directory is fine (nothing of
+// ours can be there); a symlink or a non-directory is refused.
+util::Status check_directories(const util::Dir& prefix_dir, const std::string& relative,
+                               const std::string& what) {
+  auto dir_part = util::split_relative(relative).first;
+  std::string walked;
+  for (std::size_t start = 0; start < dir_part.size();) {
+    auto end = std::min(dir_part.find('/', start), dir_part.size());
+    auto component = dir_part.substr(start, end - start);
+    TRY_ASSIGN(auto parent, prefix_dir.open_relative(walked));
+    TRY_ASSIGN(auto st, parent.stat(component));
+    walked += (walked.empty() ? "" : "/") + component;
+    if (!st)
+      return {};
+    if (st->kind != util::FileKind::directory)
+      return util::fail(ExitCode::corrupt,
+                        "manifest names {} '{}', but {} is {}, not a directory inside the prefix",
+                        what, relative, parent.path_of(component),
+                        st->kind == util::FileKind::symlink ? "a symlink" : "a file");
+    start = end + 1;
+  }
+  return {};
+}
+
+}  // namespace
+
+util::Status check_manifest_paths(const util::Dir& prefix_dir, const Manifest& manifest) {
+  for (const auto& c : manifest.compilers)
+    TRY(check_directories(prefix_dir, c.path, "the compiler"));
+  for (const auto& f : manifest.created_files)
+    TRY(check_directories(prefix_dir, f, "the file"));
+  return {};
+}
+
+util::Status check_manifest_shim(const util::Dir& prefix_dir, const Manifest& manifest,
+                                 const std::string& shim_sha256, std::uint64_t shim_size) {
+  if (manifest.shim_sha256 == shim_sha256 && manifest.shim_size == shim_size)
+    return {};
+  for (const auto& c : manifest.compilers) {
+    auto [dir_path, name] = util::split_relative(c.path);
+    auto dir = prefix_dir.open_relative(dir_path);
+    if (!dir)
+      continue;
+    TRY_ASSIGN(auto st, dir->stat(name));
+    if (!st || st->kind != util::FileKind::file || st->size != shim_size)
+      continue;
+    TRY_ASSIGN(auto digest, dir->sha256(name));
+    if (digest == shim_sha256)
+      return util::fail(ExitCode::corrupt,
+                        "manifest records the shim as {} ({} bytes), but {} is shimctl's shim "
+                        "({}, {} bytes)",
+                        manifest.shim_sha256.substr(0, 16), manifest.shim_size,
+                        dir->path_of(name), shim_sha256.substr(0, 16), shim_size);
+  }
+  return {};
+}
 
 std::string utc_now_iso8601() {
   std::time_t now = std::time(nullptr);

@@ -5,6 +5,7 @@
 #include <shimctl/core/discovery.hpp>
 #include <shimctl/core/fingerprint.hpp>
 #include <shimctl/core/layout.hpp>
+#include <shimctl/util/dir.hpp>
 #include <shimctl/util/error.hpp>
 
 #include <sys/types.h>
@@ -71,6 +72,19 @@ struct Manifest {
 // the prefix, hash formats. EXPECTED_PREFIX must equal the recorded prefix.
 [[nodiscard]] util::Result<Manifest> parse_manifest(const std::string& text,
                                                     const std::string& expected_prefix);
+
+// Checks MANIFEST against the prefix on disk: every directory that holds a
+// compiler or a created file must be a real directory below PREFIX_DIR, not
+// reached through a symlink (which could lead the changes out of the prefix).
+[[nodiscard]] util::Status check_manifest_paths(const util::Dir& prefix_dir,
+                                                const Manifest& manifest);
+
+// Refuses MANIFEST when a compiler path holds exactly the shim this shimctl
+// installs (SHIM_SHA256, SHIM_SIZE) while the manifest records another shim:
+// rollback would take the shim for an upgraded compiler and drop the original.
+[[nodiscard]] util::Status check_manifest_shim(const util::Dir& prefix_dir, const Manifest& manifest,
+                                               const std::string& shim_sha256,
+                                               std::uint64_t shim_size);
 
 [[nodiscard]] std::string utc_now_iso8601();
 

@@ -56,6 +56,17 @@ util::Result<Inspection> inspect(const Session& session, const Manifest& m) {
   return found;
 }
 
+// The state directory goes last; a waiting shimctl notices that its lock
+// file or the directory is gone and starts again. Best effort: a directory
+// that still holds foreign files stays.
+void remove_state_dir(const Session& session) {
+  if (auto state = session.dir.open_relative(state_dir_name)) {
+    (void)state->remove(events_file);
+    (void)state->remove(lock_file);
+  }
+  (void)session.dir.remove_dir(state_dir_name);
+}
+
 std::string join(const std::vector<std::string>& items) {
   std::string out;
   for (const auto& i : items)
@@ -95,11 +106,7 @@ util::Result<RollbackResult> rollback_session(const Context& context, Session& s
     else
       result.restored.push_back(c.path);
   }
-  // The state directory goes last; a waiting shimctl notices its lock file is gone.
-  if (auto state = session.dir.open_relative(state_dir_name)) {
-    (void)state->remove(lock_file);
-  }
-  (void)session.dir.remove_dir(state_dir_name);
+  remove_state_dir(session);
   session.manifest.reset();
   return result;
 }
@@ -107,6 +114,10 @@ util::Result<RollbackResult> rollback_session(const Context& context, Session& s
 util::Result<RollbackResult> rollback(const Context& context, const RollbackOptions& options) {
   TRY_ASSIGN(auto session, open_session(context, options.prefix, options.session));
   if (!session.manifest) {
+    // A state directory without a manifest is what an undone install leaves
+    // (recovery after a crash): remove it so the prefix is as it was.
+    if (session.lock)
+      remove_state_dir(session);
     RollbackResult result;
     result.was_installed = false;
     return result;

@@ -1,6 +1,11 @@
 #include <shimctl/core/discovery.hpp>
 #include <shimctl/core/session.hpp>
 #include <shimctl/core/transaction.hpp>
+#include <shimctl/util/sha256.hpp>
+
+#include <sys/stat.h>
+
+#include <algorithm>
 
 namespace shimctl::core {
 
@@ -33,34 +38,80 @@ util::Result<std::optional<Manifest>> load_manifest(const util::Dir& prefix_dir,
   if (!manifest)
     return fail(ExitCode::corrupt, "{}: {}; nothing was changed (restore the file, or remove it "
                 "and the shims by hand)", state->path_of(manifest_file), manifest.error().message);
+  if (auto paths = check_manifest_paths(prefix_dir, *manifest); !paths)
+    return fail(ExitCode::corrupt, "{}: {}; nothing was changed", state->path_of(manifest_file),
+                paths.error().message);
   return std::optional<Manifest>{std::move(*manifest)};
 }
+
+namespace {
+
+bool still_linked(const util::Dir& prefix_dir, const util::Dir& state) {
+  struct stat opened {};
+  auto now = prefix_dir.stat(state_dir_name);
+  return ::fstat(state.fd(), &opened) == 0 && opened.st_nlink > 0 && now && *now &&
+         (*now)->ino == opened.st_ino && (*now)->dev == opened.st_dev;
+}
+
+// Takes the lock in PREFIX/.shimctl, creating the directory if asked. The
+// holder we waited for may have removed the directory (a finished rollback):
+// then start again, with what is left of the wait. False: no state directory
+// and none wanted.
+util::Result<bool> lock_state(Session& session, const SessionOptions& options) {
+  using clock = std::chrono::steady_clock;
+  auto deadline = clock::now() + options.wait.value_or(std::chrono::milliseconds(0));
+  while (true) {
+    TRY_ASSIGN(auto state_stat, session.dir.stat(state_dir_name));
+    if (state_stat && state_stat->kind != util::FileKind::directory)
+      return fail(ExitCode::corrupt, "{}/{} is not a directory; move it away", session.prefix,
+                  state_dir_name);
+    if (!state_stat) {
+      if (!options.create_state)
+        return false;
+      if (auto made = session.dir.make_dir(state_dir_name, 0755); !made)
+        return fail(ExitCode::usage, "cannot write to {}: {}; run as the toolchain's owner",
+                    session.prefix, made.error().message);
+    }
+    TRY_ASSIGN(auto state, session.dir.open_relative(state_dir_name));
+    std::optional<std::chrono::milliseconds> left;
+    if (options.wait)
+      left = std::max(std::chrono::milliseconds(0),
+                      std::chrono::duration_cast<std::chrono::milliseconds>(deadline - clock::now()));
+    auto lock = util::FileLock::acquire(state, lock_file, left);
+    if (still_linked(session.dir, state)) {
+      if (!lock)
+        return std::unexpected(lock.error());
+      session.lock.emplace(std::move(*lock));
+      return true;
+    }
+    if (!lock && lock.error().code == ExitCode::busy)
+      return std::unexpected(lock.error());
+  }
+}
+
+}  // namespace
 
 util::Result<Session> open_session(const Context& context, const std::string& prefix_arg,
                                    const SessionOptions& options) {
   Session session;
   TRY_ASSIGN(session.prefix, canonical_prefix(prefix_arg));
   TRY_ASSIGN(session.dir, util::Dir::open(session.prefix));
-  TRY_ASSIGN(auto state_stat, session.dir.stat(state_dir_name));
-  if (state_stat && state_stat->kind != util::FileKind::directory)
-    return fail(ExitCode::corrupt, "{}/{} is not a directory; move it away", session.prefix,
-                state_dir_name);
-  if (!state_stat) {
-    if (!options.create_state)
-      return session;
-    if (auto made = session.dir.make_dir(state_dir_name, 0755); !made)
-      return fail(ExitCode::usage, "cannot write to {}: {}; run as the toolchain's owner",
-                  session.prefix, made.error().message);
-  }
-  TRY_ASSIGN(auto state, session.dir.open_relative(state_dir_name));
-  TRY_ASSIGN(auto lock, util::FileLock::acquire(state, lock_file, options.wait));
-  session.lock.emplace(std::move(lock));
+  TRY_ASSIGN(bool locked, lock_state(session, options));
+  if (!locked)
+    return session;
   TRY_ASSIGN(session.shim_bytes, read_shim_binary(context));
   Transaction transaction(session.dir, session.shim_bytes);
   TRY_ASSIGN(session.recovered, transaction.recover());
   if (!session.recovered.empty())
     context.progress("recovered: " + session.recovered);
   TRY_ASSIGN(session.manifest, load_manifest(session.dir, session.prefix));
+  if (session.manifest) {
+    auto shim = check_manifest_shim(session.dir, *session.manifest,
+                                    util::sha256_hex(session.shim_bytes), session.shim_bytes.size());
+    if (!shim)
+      return fail(ExitCode::corrupt, "{}/{}/{}: {}; nothing was changed (restore the manifest)",
+                  session.prefix, state_dir_name, manifest_file, shim.error().message);
+  }
   return session;
 }
 

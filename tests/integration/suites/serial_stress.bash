@@ -1,0 +1,153 @@
+# Concurrency (issue 4): the prefix lock (fail at once naming the holder's pid, or --wait),
+# and live compiles through every wrapped name from two workers while install and rollback
+# alternate: zero failed compiles, zero objects that differ from the reference.
+
+suite_requires() {
+  command -v ccache >/dev/null && command -v flock >/dev/null && [ -x /usr/lib/llvm-15/bin/clang ] &&
+    [ -f /usr/bin/hipcc.pl ] && [ -x "$SHIM_BIN" ] && [ -x "$SHIMCTL" ]
+}
+
+# stress_fixture: P = a private copy of the clang-15 rocm prefix; sources.
+stress_fixture() {
+  local shared
+  shared=$(rocm_prefix 15) || fail "cannot build the rocm fixture"
+  P=$TEST_DIR/prefix
+  cp -a "$shared" "$P"
+  export CCACHE_DIR=$TEST_DIR/ccache
+  echo 'int answer(void) { return 42; }' > x.c
+  echo 'int twice(int x) { return 2 * x; }' > x.cpp
+  tree_listing "$P" > before
+}
+
+# hold_lock SECONDS [SCRIPT]: holds PREFIX/.shimctl/lock from a background process that writes
+# its pid into the file, sleeps, runs SCRIPT and exits (killing HOLDER_PID releases the lock:
+# flock -o keeps the lock out of the child). Sets HOLDER_PID once the lock is held.
+hold_lock() {
+  local lock=$P/.shimctl/lock i
+  rm -f "$TEST_DIR/held"
+  flock -o "$lock" sh -c 'echo $$ > "$1"; touch "$2"; sleep "$3"; eval "$4"' sh \
+    "$lock" "$TEST_DIR/held" "$1" "${2:-}" &
+  for ((i = 0; i < 100; i++)); do [ -e "$TEST_DIR/held" ] && break; sleep 0.05; done
+  [ -e "$TEST_DIR/held" ] || fail "the lock holder did not start"
+  HOLDER_PID=$(cat "$lock")
+}
+
+millis() { date +%s%3N; }
+
+test_busy_prefix_fails_at_once() {
+  TEST "a second shimctl fails at once with exit 3 naming the holder's pid"
+  stress_fixture
+  "$SHIMCTL" install --no-verify "$P" > /dev/null || fail "install failed"
+  hold_lock 5
+  local cmd rc out t0 t1
+  for cmd in "install --no-verify" rollback status verify refresh; do
+    rc=0; t0=$(millis)
+    out=$("$SHIMCTL" $cmd "$P" 2>&1) || rc=$?
+    t1=$(millis)
+    expect_eq 3 "$rc" "exit code of '$cmd' on a locked prefix"
+    expect_contains "$out" "$P/.shimctl is busy: another shimctl (pid $HOLDER_PID) is working on it" "$cmd"
+    [ $((t1 - t0)) -lt 1000 ] || fail "'$cmd' took $((t1 - t0)) ms to fail"
+  done
+  kill "$HOLDER_PID" 2>/dev/null; wait
+  out=$("$SHIMCTL" rollback "$P" 2>&1) || fail "rollback after the holder left: $out"
+  expect_same_tree before "$P"
+}
+
+test_wait_until_the_holder_leaves() {
+  TEST "--wait SECONDS waits for the holder, then succeeds; a short --wait times out"
+  stress_fixture
+  "$SHIMCTL" install --no-verify "$P" > /dev/null || fail "install failed"
+  local rc out t0 t1
+  hold_lock 2
+  rc=0; t0=$(millis)
+  out=$("$SHIMCTL" status --wait 0.5 "$P" 2>&1) || rc=$?
+  t1=$(millis)
+  expect_eq 3 "$rc" "exit code of status --wait 0.5 on a locked prefix"
+  expect_contains "$out" "(pid $HOLDER_PID)" "status --wait 0.5"
+  [ $((t1 - t0)) -ge 450 ] || fail "--wait 0.5 gave up after $((t1 - t0)) ms"
+  out=$("$SHIMCTL" rollback --wait 10 "$P" 2>&1) || fail "rollback --wait 10 failed: $out"
+  t1=$(millis)
+  [ $((t1 - t0)) -ge 1500 ] || fail "rollback --wait did not wait for the holder ($((t1 - t0)) ms)"
+  expect_contains "$out" "rolled back: 2 original(s)" "rollback --wait"
+  expect_same_tree before "$P"
+  wait
+  # Install waits too (the state directory exists, its lock is held).
+  mkdir "$P/.shimctl"
+  hold_lock 1
+  out=$("$SHIMCTL" install --no-verify --wait 10 "$P" 2>&1) || fail "install --wait 10 failed: $out"
+  expect_contains "$out" "installed: 2 compiler(s)" "install --wait"
+  wait
+  "$SHIMCTL" rollback "$P" > /dev/null || fail "rollback failed"
+  expect_same_tree before "$P"
+}
+
+test_waiter_survives_the_state_dir_going_away() {
+  TEST "a waiting shimctl starts again when the holder removes the state directory"
+  stress_fixture
+  "$SHIMCTL" install --no-verify "$P" > /dev/null || fail "install failed"
+  # The holder does what a rollback does, by hand, and removes .shimctl while holding the lock.
+  hold_lock 1 "mv '$P/bin/hipcc.real' '$P/bin/hipcc'; mv '$P/llvm/bin/clang.real' '$P/llvm/bin/clang';
+    rm -f '$P/bin/.shimctl.conf' '$P/llvm/bin/.shimctl.conf'; rm -rf '$P/.shimctl'"
+  local out
+  out=$("$SHIMCTL" install --no-verify --wait 10 "$P" 2>&1) || fail "install --wait 10 failed: $out"
+  expect_contains "$out" "installed: 2 compiler(s)" "install --wait after the state dir went away"
+  wait
+  [ -f "$P/.shimctl/manifest.json" ] || fail "no manifest after install"
+  "$SHIMCTL" rollback "$P" > /dev/null || fail "rollback failed"
+  expect_same_tree before "$P"
+}
+
+# worker ID: compiles through every wrapped name until $TEST_DIR/stop exists; writes
+# "done failed wrong" to $TEST_DIR/worker-ID.count.
+worker() {
+  local id=$1 out=$TEST_DIR/w$1 done=0 failed=0 wrong=0 n src obj
+  mkdir -p "$out"
+  while [ ! -e "$TEST_DIR/stop" ]; do
+    for n in bin/hipcc llvm/bin/clang llvm/bin/clang++ llvm/bin/clang-15 llvm/bin/clang++-15 \
+      llvm/bin/amdclang llvm/bin/amdclang++; do
+      case $n in *++* | */hipcc) src=x.cpp ;; *) src=x.c ;; esac
+      obj=$out/$(basename "$n").o
+      rm -f "$obj"
+      if "$P/$n" -c "$src" -o "$obj" 2>> "$out/errors"; then
+        cmp -s "$obj" "ref/$(basename "$n").o" || { wrong=$((wrong + 1)); cp "$obj" "$obj.wrong.$done"; }
+      else
+        failed=$((failed + 1)); echo "failed: $n (compile $done)" >> "$out/errors"
+      fi
+      done=$((done + 1))
+    done
+  done
+  echo "$done $failed $wrong" > "$TEST_DIR/worker-$id.count"
+}
+
+test_live_compiles_while_install_and_rollback_alternate() {
+  TEST "two workers compile through every wrapped name while install/rollback alternate 20 times"
+  stress_fixture
+  local n src rounds=20 i out t0 t1
+  mkdir -p ref
+  for n in hipcc clang clang++ clang-15 clang++-15 amdclang amdclang++; do
+    case $n in *++* | hipcc) src=x.cpp ;; *) src=x.c ;; esac
+    if [ "$n" = hipcc ]; then "$P/bin/hipcc" -c $src -o ref/hipcc.o
+    else "$P/llvm/bin/$n" -c $src -o "ref/$n.o"; fi || fail "reference compile with $n failed"
+  done
+  t0=$(millis)
+  worker 1 & worker 2 &
+  for ((i = 1; i <= rounds; i++)); do
+    out=$("$SHIMCTL" install --no-verify "$P" 2>&1) || { touch stop; wait; fail "install $i: $out"; }
+    sleep 0.2
+    out=$("$SHIMCTL" rollback "$P" 2>&1) || { touch stop; wait; fail "rollback $i: $out"; }
+    sleep 0.2
+  done
+  touch stop
+  wait
+  t1=$(millis)
+  local d1 f1 w1 d2 f2 w2
+  read -r d1 f1 w1 < worker-1.count || fail "worker 1 left no count"
+  read -r d2 f2 w2 < worker-2.count || fail "worker 2 left no count"
+  echo "    $rounds installs + $rounds rollbacks in $((t1 - t0)) ms; compiles: $((d1 + d2))," \
+    "failed: $((f1 + f2)), wrong objects: $((w1 + w2))"
+  [ $((f1 + f2)) -eq 0 ] || fail "$((f1 + f2)) compiles failed: $(sort w*/errors | uniq -c | head -20)"
+  [ $((w1 + w2)) -eq 0 ] || fail "$((w1 + w2)) objects differ from the reference"
+  # At least one compile per install or rollback on average (the machine may be busy).
+  [ $((d1 + d2)) -ge $((2 * rounds)) ] || fail "only $((d1 + d2)) compiles ran"
+  expect_same_tree before "$P"
+}
