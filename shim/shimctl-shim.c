@@ -62,6 +62,7 @@ static char env_arena[ENV_ARENA];
 static size_t env_arena_used;
 static char active_entry[] = "SHIMCTL_ACTIVE=1";
 static bool trace;
+static bool self_replaced; /* our file was replaced while we started (a rollback or reinstall) */
 
 /* Concatenates the NULL-terminated string list into out, truncating; like snprintf it returns
  * the untruncated length, so a result >= cap means "did not fit". */
@@ -169,8 +170,10 @@ static bool locate_self(const char* argv0) {
     self_path[n] = '\0';
     /* The shim was replaced (by an install) since it started; its path still names the shim. */
     static const char deleted[] = " (deleted)";
-    if ((size_t)n > sizeof deleted && strcmp(self_path + n - (sizeof deleted - 1), deleted) == 0)
+    if ((size_t)n > sizeof deleted && strcmp(self_path + n - (sizeof deleted - 1), deleted) == 0) {
       self_path[n - (sizeof deleted - 1)] = '\0';
+      self_replaced = true;
+    }
   } else {
     char found[PATH_MAX];
     if (!argv0 || !*argv0)
@@ -341,8 +344,17 @@ static bool parent_is_cache_launcher(void) {
   return starts_with(name, "ccache") || starts_with(name, "sccache");
 }
 
-static bool wants_direct_exec(void) {
-  return env_is("SHIMCTL_DISABLE", "1") || getenv("SHIMCTL_ACTIVE") || parent_is_cache_launcher();
+/* `-###` only prints the driver's jobs: nothing to cache, and sccache 0.4 fails on it. */
+static bool prints_jobs_only(int argc, char** argv) {
+  for (int i = 1; i < argc; i++)
+    if (strcmp(argv[i], "-###") == 0)
+      return true;
+  return false;
+}
+
+static bool wants_direct_exec(int argc, char** argv) {
+  return env_is("SHIMCTL_DISABLE", "1") || getenv("SHIMCTL_ACTIVE") ||
+         prints_jobs_only(argc, argv) || parent_is_cache_launcher();
 }
 
 /* "run 'shimctl verify PREFIX'", PREFIX being the parent of the state dir when known. */
@@ -377,6 +389,10 @@ static _Noreturn void run_without_config(char** argv, const char* invoked, const
   for (int i = 0; i < (strcmp(invoked, self_name) == 0 ? 1 : 2); i++)
     if (path_in_self_dir(real, names[i], ".real") && access(real, X_OK) == 0)
       exec_original(real, argv);
+  /* A rollback renamed the original back over us between our exec and reading the config:
+   * the name now holds the original compiler. */
+  if (self_replaced && access(self_path, X_OK) == 0)
+    exec_original(self_path, argv);
   say(why, "; run 'shimctl verify'", NULL);
   _exit(127);
 }
@@ -500,7 +516,7 @@ int main(int argc, char** argv) {
   char real[PATH_MAX];
   if (!path_in_self_dir(real, compiler->arg2, ""))
     run_without_config(argv, invoked, "path too long");
-  if (wants_direct_exec())
+  if (wants_direct_exec(argc, argv))
     exec_original(real, argv);
 
   if (build_cache_environment() &&

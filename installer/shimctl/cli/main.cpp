@@ -1,7 +1,10 @@
 // shimctl: the command line. Parses options (CLI11), calls the library, prints
 // results, and maps errors to exit codes. Nothing else lives here.
 #include <shimctl/cli/commands.hpp>
+#include <shimctl/cli/help.hpp>
+#include <shimctl/cli/progress.hpp>
 #include <shimctl/cli/render.hpp>
+#include <shimctl/cli/version.hpp>
 #include <shimctl/core/identity.hpp>
 #include <shimctl/core/install.hpp>
 #include <shimctl/core/rollback.hpp>
@@ -199,11 +202,8 @@ int main(int argc, char** argv) {
   CLI::App app{"shimctl: put a compiler cache behind a toolchain's own compiler paths, safely",
                "shimctl"};
   app.require_subcommand(1);
-  app.set_version_flag("--version", [&] {
-    return fmt::format("shimctl {}\nshim: {}", context.version, context.shim_binary);
-  });
-  app.footer("Exit codes: 0 ok, 1 failed, 2 bad usage or input, 3 prefix busy, 4 not installed, "
-             "5 manifest or journal damaged.");
+  app.set_version_flag("--version", [&] { return cli::version_text(context); },
+                       "Print shimctl's version, the shim's and the cache tool's, then exit");
 
   Common common;
   core::InstallOptions install_options;
@@ -219,6 +219,9 @@ int main(int argc, char** argv) {
   install->add_option("--max-size", install_options.max_size, "Cache size limit (e.g. 20G)");
   install->add_option("--remote", install_options.remote, "Remote storage URL (redis://HOST:PORT, http://...)");
   install->add_flag("--remote-read-only", install_options.remote_read_only, "Read the remote cache, never write it");
+  install->add_option("--shared-cache", install_options.shared_cache, "Cache directory shared by the members of --group (made group-owned, setgid 2770)");
+  install->add_option("--group", install_options.shared_group, "The group whose members share --shared-cache");
+  install->add_flag("--allow-world-writable", install_options.allow_world_writable, "Accept a world-writable --shared-cache (any local user could plant cache entries)");
   install->add_flag("--dry-run", install_options.dry_run, "Print the plan; change nothing");
   install->add_flag("--keep-on-failure", install_options.keep_on_failure, "Keep the install if verification fails");
   install->add_flag("!--no-verify", install_options.verify, "Skip the verification compiles");
@@ -251,6 +254,7 @@ int main(int argc, char** argv) {
   cli::Registry registry;
   cli::add_cache_commands(app, context, registry);
   cli::add_build_commands(app, context, registry);
+  cli::add_help(app, context, registry);  // last: footers and metavars for every command
 
   try {
     app.parse(argc, argv);
@@ -260,8 +264,7 @@ int main(int argc, char** argv) {
     fmt::print(stderr, "shimctl: error: {}; see 'shimctl --help'\n", e.what());
     return static_cast<int>(ExitCode::usage);
   }
-  if (!common.json)
-    context.progress = [](const std::string& line) { fmt::print("{}\n", line); std::fflush(stdout); };
+  cli::attach_progress(context, common.json);  // progress lines; a progress bar on a terminal
 
   try {
     if (*install)

@@ -1,4 +1,5 @@
 #include <shimctl/core/cache_backend.hpp>
+#include <shimctl/core/sccache_server.hpp>
 
 #include <nlohmann/json.hpp>
 
@@ -55,7 +56,11 @@ ShimEnvironment shim_environment(const CacheSettings& settings, const std::strin
   ShimEnvironment env;
   auto& d = env.defaults;
   if (settings.kind == "ccache") {
-    if (settings.dir)
+    // A shared cache (--shared-cache DIR --group G) is ccache's file storage,
+    // not its cache_dir: ccache treats a storage it cannot write as a miss and
+    // compiles, where an unwritable cache_dir would fail every non-member's
+    // build. Each user keeps only statistics in their own cache_dir.
+    if (settings.dir && !settings.shared_group)
       d.push_back("CCACHE_DIR=" + *settings.dir);
     if (settings.max_size)
       d.push_back("CCACHE_MAXSIZE=" + *settings.max_size);
@@ -66,11 +71,17 @@ ShimEnvironment shim_environment(const CacheSettings& settings, const std::strin
     // cache keeps re-hashing them nearly free.
     d.push_back("CCACHE_COMPILERCHECK=string:shimctl-" + fingerprint.substr(0, 32));
     d.push_back("CCACHE_INODECACHE=1");
+    std::vector<std::string> storages;
+    if (settings.shared_group && settings.dir)
+      storages.push_back("file:" + *settings.dir + "|umask=002");
     if (settings.remote)
-      d.push_back("CCACHE_REMOTE_STORAGE=" + *settings.remote +
-                  (settings.remote_read_only ? "|read-only" : ""));
-    if (settings.shared_group)
+      storages.push_back(*settings.remote + (settings.remote_read_only ? "|read-only" : ""));
+    if (!storages.empty())
+      d.push_back("CCACHE_REMOTE_STORAGE=" + join(storages, ' '));
+    if (settings.shared_group) {
       d.push_back("CCACHE_UMASK=002");
+      d.push_back("CCACHE_REMOTE_ONLY=1");
+    }
     if (!identity_files.empty())
       env.appends.push_back("CCACHE_EXTRAFILES=" + join(identity_files, ':'));
   } else {
@@ -78,12 +89,23 @@ ShimEnvironment shim_environment(const CacheSettings& settings, const std::strin
       d.push_back("SCCACHE_DIR=" + *settings.dir);
     if (settings.max_size)
       d.push_back("SCCACHE_CACHE_SIZE=" + *settings.max_size);
-    if (settings.remote)
+    if (settings.remote && settings.remote->starts_with("redis://"))
       d.push_back("SCCACHE_REDIS=" + *settings.remote);
+    // The server reads its cache settings when it starts: one server per
+    // cache configuration (sccache_server.hpp).
+    d.push_back(fmt::format("SCCACHE_SERVER_PORT={}", sccache_server_port(settings)));
     // sccache keys on the compiler binary it runs (the shim) and its version
-    // output; the buster carries the toolchain's identity into every key.
+    // output; the buster carries the toolchain's identity into every key, and
+    // SCCACHE_EXTRAFILES (hashed by content on every compile, 0.4 too) the
+    // current contents of its inputs.
     d.push_back("SCCACHE_C_CUSTOM_CACHE_BUSTER=shimctl-" + fingerprint.substr(0, 32));
+    if (!identity_files.empty())
+      env.appends.push_back("SCCACHE_EXTRAFILES=" + join(identity_files, ':'));
   }
+  // An empty SCCACHE_* (or CCACHE_*) value is not "unset": sccache fails
+  // every compile on an empty SCCACHE_REDIS or SCCACHE_EXTRAFILES.
+  std::erase_if(d, [](const std::string& e) { return e.back() == '='; });
+  std::erase_if(env.appends, [](const std::string& e) { return e.back() == '='; });
   return env;
 }
 
@@ -143,6 +165,13 @@ util::Result<CacheStats> read_stats(const CacheSettings& settings, const util::R
   stats.counters["cache_misses"] = sum(s.value("cache_misses", nlohmann::json::object()).value("counts", nlohmann::json::object()));
   stats.counters["compile_requests"] = s.value("compile_requests", 0ULL);
   stats.counters["requests_not_cacheable"] = s.value("requests_not_cacheable", 0ULL);
+  // sccache 0.4: why calls were not cached ({"-x": 2, "unknown source language": 1}).
+  for (auto name : {"requests_unsupported_compiler", "non_cacheable_compilations", "compile_fails"})
+    stats.counters[name] = s.value(name, 0ULL);
+  if (auto reasons = s.find("not_cached"); reasons != s.end() && reasons->is_object())
+    for (const auto& [reason, count] : reasons->items())
+      if (count.is_number_unsigned())
+        stats.counters["not_cached:" + reason] = count.get<std::uint64_t>();
   return stats;
 }
 

@@ -5,6 +5,8 @@
 #include <shimctl/core/install.hpp>
 #include <shimctl/core/probe.hpp>
 #include <shimctl/core/rollback.hpp>
+#include <shimctl/core/sccache_server.hpp>
+#include <shimctl/core/shared_cache.hpp>
 #include <shimctl/core/shim_config.hpp>
 #include <shimctl/util/sha256.hpp>
 
@@ -86,7 +88,8 @@ util::Result<Manifest> plan_manifest(const Context& context, const util::Dir& pr
     wrapped.push_back(t.path);
   auto files = identity_files(toolchain.prefix, toolchain.layout.identity, wrapped);
   context.progress(fmt::format("fingerprinting {} toolchain files", files.size()));
-  TRY_ASSIGN(m.fingerprint, compute_fingerprint(toolchain.prefix, files, true));
+  TRY_ASSIGN(m.fingerprint, compute_fingerprint(toolchain.prefix, files, true,
+                                                 fingerprint_meter(context)));
   for (const auto& t : toolchain.targets) {
     WrappedCompiler c;
     c.path = t.path;
@@ -105,6 +108,20 @@ util::Result<Manifest> plan_manifest(const Context& context, const util::Dir& pr
     m.created_files.push_back(dir.empty() ? std::string(shim_config_file)
                                           : dir + "/" + std::string(shim_config_file));
   return m;
+}
+
+util::Result<SharedCache> shared_cache_settings(const InstallOptions& options) {
+  if (!options.shared_cache || !options.shared_group)
+    return fail(ExitCode::usage, "--shared-cache DIR and --group NAME go together: the group "
+                "whose members share the cache");
+  if (options.cache_dir)
+    return fail(ExitCode::usage, "--shared-cache and --cache-dir both name the cache directory; "
+                "give one");
+  if (options.cache_kind != "ccache")
+    return fail(ExitCode::usage, "--shared-cache works with ccache only (it sets ccache's umask "
+                "for the group)");
+  return prepare_shared_cache({*options.shared_cache, *options.shared_group,
+                               options.allow_world_writable, !options.dry_run});
 }
 
 void remove_state_dir(const util::Dir& prefix_dir) {
@@ -137,6 +154,14 @@ util::Result<InstallResult> install(const Context& context, const InstallOptions
   cache.max_size = options.max_size;
   cache.remote = options.remote;
   cache.remote_read_only = options.remote_read_only;
+  TRY(check_sccache_remote(cache));
+  if (options.shared_cache || options.shared_group) {
+    TRY_ASSIGN(auto shared, shared_cache_settings(options));
+    cache.dir = shared.dir.empty() ? *options.shared_cache : shared.dir;
+    cache.shared_group = options.shared_group;
+    if (!shared.action.empty())
+      context.progress(shared.action);
+  }
   TRY_ASSIGN(auto shim_bytes, read_shim_binary(context));
   TRY_ASSIGN(result.manifest,
              plan_manifest(context, existing.dir, toolchain, cache, shim_bytes));
@@ -152,6 +177,12 @@ util::Result<InstallResult> install(const Context& context, const InstallOptions
   bool had_state = existing.lock.has_value();
   existing.lock.reset();
   TRY_ASSIGN(auto session, open_session(context, options.prefix, {options.session.wait, true}));
+  if (session.manifest) {
+    // Another shimctl installed while we planned without the lock.
+    result.action = InstallResult::Action::unchanged;
+    result.manifest = *session.manifest;
+    return result;
+  }
   Transaction transaction(session.dir, session.shim_bytes);
   auto done = transaction.run(journal, [&](std::size_t i, const Step&, const std::string& what) {
     context.progress(fmt::format("[{}/{}] {}", i + 1, journal.steps.size(), what));

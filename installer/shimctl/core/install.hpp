@@ -23,6 +23,9 @@ struct InstallOptions {
   std::optional<std::string> max_size;
   std::optional<std::string> remote;
   bool remote_read_only = false;
+  std::optional<std::string> shared_cache;  // --shared-cache DIR (with --group)
+  std::optional<std::string> shared_group;  // --group NAME
+  bool allow_world_writable = false;
   bool dry_run = false;
   bool keep_on_failure = false;
   bool verify = true;

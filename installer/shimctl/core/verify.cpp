@@ -5,6 +5,7 @@
 #include <shimctl/core/transaction.hpp>
 #include <shimctl/core/verify.hpp>
 #include <shimctl/core/verify_compile.hpp>
+#include <shimctl/core/verify_remote.hpp>
 #include <shimctl/util/sha256.hpp>
 
 #include <algorithm>
@@ -138,14 +139,19 @@ util::Result<VerifyReport> verify(const Context& context, const util::Dir& prefi
   if (!events.empty())
     out.push_back({"cache", "events", Outcome::warn, events});
 
+  std::uint64_t done = 0;
   for (const auto& c : m.compilers) {
     check_files(prefix_dir, m, c, out);
     if (!options.compile)
       continue;
+    context.meter({"verifying", "compilers", done, m.compilers.size()});
     if (c.name_handling == NameHandling::argv0)
       check_job_lists(m, c, out);
     verify_compiles(context, m, c, options, out);
+    context.meter({"verifying", "compilers", ++done, m.compilers.size()});
   }
+  if (options.compile)
+    verify_remote(m, options, out);
   return report;
 }
 

@@ -112,6 +112,18 @@ void check_link_and_run(const std::string& prefix, const std::string& invoked, c
                  ran ? first_line(run->out) : "the linked program did not run"});
 }
 
+// sccache's reasons for not caching, from the statistics delta: ": -x".
+std::string sccache_reasons(const util::Result<CacheStats>& before,
+                            const util::Result<CacheStats>& after) {
+  if (!before || !after)
+    return "";
+  std::string reasons;
+  for (const auto& [name, count] : after->counters)
+    if (name.starts_with("not_cached:") && count > before->get(name))
+      reasons += (reasons.empty() ? ": " : ", ") + name.substr(11);
+  return reasons;
+}
+
 }  // namespace
 
 std::string read_events(const util::Dir& prefix_dir) {
@@ -188,7 +200,8 @@ void verify_compiles(const Context& context, const Manifest& m, const WrappedCom
                      "the repeat compile was a cache hit (sccache statistics delta)"});
     else
       out.push_back({c.path, "cache hit", Outcome::not_cached,
-                     fmt::format("not cached by sccache {} (it compiles, uncached)", m.cache.version)});
+                     fmt::format("not cached by sccache {}{} (it compiles, uncached)",
+                                 m.cache.version, sccache_reasons(before, after))});
   }
 
   auto direct = compile_in_fresh_dir(compiler, probe, run_options, false);

@@ -1,0 +1,42 @@
+// `shimctl check-build BUILD_DIR`: does each language a CMake build tree compiles go through a
+// compiler cache? Reads CMakeCache.txt (compilers, cached launchers), the generated build files
+// (Ninja: CMakeFiles/rules.ninja + build.ninja; Makefiles: */flags.make + */build.make) for the
+// compile commands actually run, and compile_commands.json when neither is there.
+#pragma once
+
+#include <shimctl/core/context.hpp>
+#include <shimctl/util/error.hpp>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace shimctl::core {
+
+struct LanguageCheck {
+  std::string language;  // C, CXX, HIP, CUDA
+  std::string compiler;  // CMAKE_<LANG>_COMPILER
+  std::string launcher;  // what runs before the compiler in the compile commands ("" = none)
+  std::uint64_t sources = 0;  // compiles of this language in the build files
+  bool compiler_is_shim = false;
+  bool cached = false;
+  std::string how;  // "launcher ccache", "shimmed compiler", or why not
+};
+
+struct BuildCheck {
+  std::string build_dir;
+  std::string generator;  // Ninja | Unix Makefiles | compile_commands.json
+  std::vector<LanguageCheck> languages;  // only languages with compiles
+  std::vector<std::string> warnings;
+  [[nodiscard]] bool ok() const;
+};
+
+[[nodiscard]] util::Result<BuildCheck> check_build(const Context& context,
+                                                   const std::string& build_dir);
+
+// True when PATH (after symlinks) is a shimctl shim: listed as a compiler in the
+// .shimctl.conf beside it, with the bytes of this shimctl's shim or of the one its
+// prefix's manifest records.
+[[nodiscard]] bool is_shim_path(const Context& context, const std::string& path);
+
+}  // namespace shimctl::core

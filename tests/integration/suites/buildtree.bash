@@ -1,0 +1,126 @@
+# Per-build statistics and build-tree checks (issue 6): `shimctl measure` and
+# `shimctl check-build` on a small CMake project with C, C++ and HIP sources (CMake's HIP
+# language), built through a clang-15 ROCm-shaped prefix (scripts/make-rocm-prefix).
+#
+# CMake 3.25's HIP language with Debian's ROCm 5.2 needs help here: hip-lang's config is found
+# through PREFIX/lib/cmake/hip-lang (a link to Debian's) with CMAKE_PREFIX_PATH for its
+# dependencies and CMAKE_LIBRARY_PATH for clang_rt.builtins; the compiler check is skipped
+# (CMAKE_HIP_COMPILER_FORCED) because Debian's hip-lang adds `-isystem /usr/include`, which
+# breaks libstdc++'s #include_next <math.h> unless /usr/include is an implicit include dir.
+
+suite_requires() {
+  command -v ccache >/dev/null && command -v cmake >/dev/null && command -v ninja >/dev/null \
+    && [ -x "$SHIMCTL" ] && [ -x /usr/lib/llvm-15/bin/clang ] && [ -f /usr/bin/hipcc.pl ] \
+    && [ -f /usr/lib/x86_64-linux-gnu/cmake/hip-lang/hip-lang-config.cmake ] \
+    && command -v python3 >/dev/null
+}
+
+# A prefix, built once per suite: SHIMMED is installed (clang wrapped), PLAIN is not.
+prefixes() {
+  SHIMMED=$SUITE_TMP/shimmed PLAIN=$SUITE_TMP/plain
+  local p
+  for p in "$SHIMMED" "$PLAIN"; do
+    [ -d "$p" ] && continue
+    "$SCRIPTS/make-rocm-prefix" "$p" --llvm 15 >/dev/null || fail "make-rocm-prefix $p"
+    mkdir -p "$p/lib/cmake"
+    ln -s /usr/lib/x86_64-linux-gnu/cmake/hip-lang "$p/lib/cmake/hip-lang"
+  done
+  [ -f "$SHIMMED/.shimctl/manifest.json" ] || "$SHIMCTL" install "$SHIMMED" --no-verify \
+    --compilers clang --cache-dir "$SUITE_TMP/unused-cache" >/dev/null 2>&1 || fail "install"
+  export CCACHE_DIR=$TEST_DIR/ccache  # this test's own cache (the shim's default only fills unset)
+}
+
+project() {
+  SRC=$SUITE_TMP/project
+  [ -d "$SRC" ] && return
+  mkdir -p "$SRC"
+  cat > "$SRC/CMakeLists.txt" <<'CM'
+cmake_minimum_required(VERSION 3.25)
+project(demo LANGUAGES C CXX HIP)
+add_library(demo STATIC a.c b.cpp k.hip)
+CM
+  echo 'int fa(int x) { return x * 2; }' > "$SRC/a.c"
+  echo 'int fb(int x) { return x * 3; }' > "$SRC/b.cpp"
+  printf '#include <hip/hip_runtime.h>\n__global__ void k(int* p) { p[threadIdx.x] = 1; }\n' > "$SRC/k.hip"
+}
+
+# configure BUILD PREFIX [CMAKE ARGS...]: C, C++ and HIP compilers from PREFIX/llvm/bin.
+configure() {
+  local build=$1 p=$2 rt
+  shift 2
+  project
+  rt=$(ls -d /usr/lib/llvm-15/lib/clang/15*/lib/linux | head -1)
+  CMAKE_LIBRARY_PATH=$rt CMAKE_PREFIX_PATH=/usr/lib/x86_64-linux-gnu/cmake \
+    cmake -S "$SRC" -B "$build" -G Ninja -DCMAKE_C_COMPILER="$p/llvm/bin/clang" \
+    -DCMAKE_CXX_COMPILER="$p/llvm/bin/clang++" -DCMAKE_HIP_COMPILER="$p/llvm/bin/clang++" \
+    -DCMAKE_HIP_ARCHITECTURES=gfx90a -DCMAKE_HIP_COMPILER_ROCM_ROOT="$p" \
+    -DCMAKE_HIP_COMPILER_FORCED=1 -DCMAKE_HIP_IMPLICIT_INCLUDE_DIRECTORIES=/usr/include \
+    "$@" > "$build.configure.log" 2>&1 || fail "configure $build failed: $(tail -20 "$build.configure.log")"
+}
+
+json_field() { # json-file expression
+  python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2"
+}
+
+test_measure_cold_and_warm() {
+  TEST "measure: a cold build has 3 misses, a warm build in a fresh dir 3 hits; up to date warns"
+  prefixes
+  configure "$TEST_DIR/cold" "$SHIMMED"
+  "$SHIMCTL" measure --json -- cmake --build "$TEST_DIR/cold" > "$TEST_DIR/cold.json" 2>"$TEST_DIR/cold.err" \
+    || fail "cold build failed: $(tail -20 "$TEST_DIR/cold.err")"
+  expect_eq "3 0 3 0" "$(json_field "$TEST_DIR/cold.json" '"%d %d %d %d" % (d["compiles"], d["hits"], d["misses"], d["exit_code"])')" "cold: compiles hits misses exit"
+  configure "$TEST_DIR/warm" "$SHIMMED"  # (CMake's compiler checks compile through the cache too)
+  local hits_before misses_before
+  hits_before=$(( $(ccache_stat "$CCACHE_DIR" direct_cache_hit) + $(ccache_stat "$CCACHE_DIR" preprocessed_cache_hit) ))
+  misses_before=$(ccache_stat "$CCACHE_DIR" cache_miss)
+  "$SHIMCTL" measure --json -- cmake --build "$TEST_DIR/warm" > "$TEST_DIR/warm.json" 2>"$TEST_DIR/warm.err" \
+    || fail "warm build failed: $(tail -20 "$TEST_DIR/warm.err")"
+  expect_eq "3 3 0 1.0" "$(json_field "$TEST_DIR/warm.json" '"%d %d %d %s" % (d["compiles"], d["hits"], d["misses"], d["hit_rate"])')" "warm: compiles hits misses rate"
+  # The cache's own counters agree (they moved by exactly that), and nothing was zeroed.
+  expect_hits "$CCACHE_DIR" $((hits_before + 3))
+  expect_misses "$CCACHE_DIR" "$misses_before"
+  [ "$misses_before" -ge 3 ] || fail "the cold build's misses are gone from the counters"
+  # Nothing to build: the loud warning, exit code of the build (0).
+  local out
+  out=$("$SHIMCTL" measure -- cmake --build "$TEST_DIR/warm" 2>&1) || fail "up-to-date build failed"
+  expect_contains "$out" "the launcher never reached the compiler" "zero-compile warning"
+  expect_contains "$out" "0 compiles through the cache" "zero counts"
+  # The build's exit code comes back.
+  "$SHIMCTL" measure -- sh -c 'exit 7' >/dev/null 2>&1
+  expect_eq 7 "$?" "build exit code"
+}
+
+test_check_build_verdicts() {
+  TEST "check-build: C/CXX launchers only flags HIP; all three launchers pass; shimmed compilers pass"
+  prefixes
+  local out rc
+  configure "$TEST_DIR/cxx-only" "$PLAIN" -DCMAKE_C_COMPILER_LAUNCHER=ccache \
+    -DCMAKE_CXX_COMPILER_LAUNCHER=ccache
+  out=$("$SHIMCTL" check-build "$TEST_DIR/cxx-only" 2>&1); rc=$?
+  expect_eq 1 "$rc" "exit code, C/CXX launchers only ($out)"
+  expect_contains "$out" "HIP      1 compile(s)  UNCACHED" "HIP flagged"
+  expect_contains "$out" "CXX      1 compile(s)  cached    launcher ccache" "CXX cached"
+  expect_contains "$out" "CMAKE_CXX_COMPILER_LAUNCHER is set but HIP sources compile without one" "the trap"
+  "$SHIMCTL" check-build "$TEST_DIR/cxx-only" --json > "$TEST_DIR/cxx-only.json"
+  expect_eq "False C:True CXX:True HIP:False" "$(json_field "$TEST_DIR/cxx-only.json" '" ".join([str(d["ok"])] + ["%s:%s" % (l["language"], l["cached"]) for l in d["languages"]])')" "JSON verdicts"
+
+  configure "$TEST_DIR/all" "$PLAIN" -DCMAKE_C_COMPILER_LAUNCHER=ccache \
+    -DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_HIP_COMPILER_LAUNCHER=/usr/bin/ccache
+  out=$("$SHIMCTL" check-build "$TEST_DIR/all" 2>&1) || fail "all launchers: exit $? ($out)"
+  expect_contains "$out" "HIP      1 compile(s)  cached    launcher ccache" "HIP cached by launcher"
+
+  configure "$TEST_DIR/shimmed" "$SHIMMED"
+  out=$("$SHIMCTL" check-build "$TEST_DIR/shimmed" 2>&1) || fail "shimmed compilers: exit $? ($out)"
+  expect_contains "$out" "HIP      1 compile(s)  cached    shimmed compiler" "HIP through the shim"
+  expect_contains "$out" "C        1 compile(s)  cached    shimmed compiler" "C through the shim"
+
+  # Makefiles: the same verdicts from build.make.
+  configure "$TEST_DIR/make" "$PLAIN" -G "Unix Makefiles" -DCMAKE_CXX_COMPILER_LAUNCHER=ccache
+  out=$("$SHIMCTL" check-build "$TEST_DIR/make" 2>&1); rc=$?
+  expect_eq 1 "$rc" "exit code, Makefiles ($out)"
+  expect_contains "$out" "CXX      1 compile(s)  cached" "Makefiles CXX"
+  expect_contains "$out" "HIP      1 compile(s)  UNCACHED" "Makefiles HIP"
+
+  out=$("$SHIMCTL" check-build "$TEST_DIR" 2>&1); rc=$?
+  expect_eq 2 "$rc" "not a build dir ($out)"
+}

@@ -1,0 +1,152 @@
+# sccache (Debian's 0.4) as the cache tool: install --cache sccache, its server, statistics and
+# verify, and exactly what it caches for each compiler (docs/cache-tools.md quotes these tests).
+# Each test's sccache server runs on the port shimctl derived for its cache dir and is stopped
+# when the test ends.
+
+suite_requires() {
+  command -v sccache >/dev/null && command -v jq >/dev/null && [ -x "$SHIM_BIN" ] &&
+    [ -x /usr/lib/llvm-15/bin/clang ]
+}
+
+# install_sccache PREFIX CACHE-DIR [FLAGS...]: sets SC_PORT (the server port in the shim config).
+install_sccache() {
+  local prefix=$1 dir=$2
+  shift 2
+  expect_success "$SHIMCTL" install "$prefix" --cache sccache --cache-dir "$dir" --no-verify "$@"
+  SC_PORT=$(sed -n 's/^setenv SCCACHE_SERVER_PORT=//p' "$(find "$prefix" -name .shimctl.conf | head -1)")
+  [ -n "$SC_PORT" ] || fail "no SCCACHE_SERVER_PORT in the shim config"
+  SC_PORTS="${SC_PORTS:-} $SC_PORT"
+  trap stop_servers EXIT
+}
+
+stop_servers() {
+  local p
+  for p in ${SC_PORTS:-}; do SCCACHE_SERVER_PORT=$p sccache --stop-server >/dev/null 2>&1; done
+}
+
+# sc_json JQ-FILTER: of the statistics of the server on $SC_PORT.
+sc_json() { SCCACHE_SERVER_PORT=$SC_PORT sccache --show-stats --stats-format json | jq -cS "$1"; }
+sc_hits() { sc_json '[.stats.cache_hits.counts[]] | add // 0'; }
+sc_misses() { sc_json '[.stats.cache_misses.counts[]] | add // 0'; }
+
+hip_fixture() {
+  P=$TEST_DIR/rocm
+  "$SCRIPTS/make-rocm-prefix" "$P" --llvm 15 >/dev/null || fail "make-rocm-prefix"
+  cat > k.hip <<'EOF'
+#include <hip/hip_runtime.h>
+__global__ void sc_k(float* x) { x[threadIdx.x] = sqrtf(x[threadIdx.x]) + 1.0f; }
+EOF
+  printf 'int sc_c(int x) { return x + 5; }\n' > x.c
+  printf '#include <vector>\nint sc_cxx() { std::vector<int> v{1, 2}; return v[1]; }\n' > y.cpp
+}
+
+test_clang_c_and_cxx_hit_on_repeat() {
+  TEST "clang C and C++ through the sccache shim: miss, then hit, same object"
+  hip_fixture
+  install_sccache "$P" "$TEST_DIR/sc"
+  local i
+  for i in 1 2; do
+    "$P/llvm/bin/clang" -c x.c -o x$i.o || fail "clang -c x.c"
+    "$P/llvm/bin/clang++" -c y.cpp -o y$i.o || fail "clang++ -c y.cpp"
+  done
+  expect_eq 2 "$(sc_hits)" "sccache hits"
+  expect_eq 2 "$(sc_misses)" "sccache misses"
+  expect_eq '{"C/C++":2}' "$(sc_json .stats.cache_hits.counts)" "hits by language"
+  SHIMCTL_DISABLE=1 "$P/llvm/bin/clang" -c x.c -o x-ref.o || fail "reference compile"
+  expect_same_file x-ref.o x2.o
+  [ -n "$(find "$TEST_DIR/sc" -type f | head -1)" ] || fail "nothing stored in --cache-dir"
+}
+
+test_hip_is_not_cached_by_sccache_0_4() {
+  TEST "hipcc and clang -x hip through sccache 0.4: compiled, never cached"
+  hip_fixture
+  install_sccache "$P" "$TEST_DIR/sc"
+  local i
+  for i in 1 2; do
+    "$P/bin/hipcc" -x hip --offload-arch=gfx90a -c k.hip -o h$i.o || fail "hipcc -x hip"
+  done
+  "$P/llvm/bin/clang++" -x hip --offload-arch=gfx90a -c k.hip -o c1.o || fail "clang++ -x hip"
+  "$P/bin/hipcc" --offload-arch=gfx90a -c k.hip -o n1.o || fail "hipcc k.hip (no -x)"
+  expect_eq 0 "$(sc_hits)" "hits"
+  expect_eq 0 "$(sc_misses)" "misses"
+  expect_eq 4 "$(sc_json .stats.requests_not_cacheable)" "requests not cacheable"
+  expect_eq '{"-x":3,"unknown source language":1}' "$(sc_json .stats.not_cached)" "reasons"
+  SHIMCTL_DISABLE=1 "$P/bin/hipcc" -x hip --offload-arch=gfx90a -c k.hip -o h-ref.o || fail "reference"
+  expect_same_file h-ref.o h2.o
+}
+
+test_nvcc_hits_on_repeat() {
+  TEST "nvcc through the sccache shim: miss, then hit (CUDA), same object"
+  [ -x /usr/local/cuda/bin/nvcc ] || { echo "    (no CUDA toolkit: skipped)"; return 0; }
+  "$SCRIPTS/make-cuda-prefix" "$TEST_DIR/cuda" >/dev/null || fail "make-cuda-prefix"
+  install_sccache "$TEST_DIR/cuda" "$TEST_DIR/sc"
+  printf '__global__ void sc_n(float* x) { x[threadIdx.x] *= 2.0f; }\n' > k.cu
+  "$TEST_DIR/cuda/bin/nvcc" -arch=sm_90 -c k.cu -o n1.o || fail "nvcc 1"
+  "$TEST_DIR/cuda/bin/nvcc" -arch=sm_90 -c k.cu -o n2.o || fail "nvcc 2"
+  expect_eq '{"CUDA":1}' "$(sc_json .stats.cache_hits.counts)" "hits"
+  expect_eq '{"CUDA":1}' "$(sc_json .stats.cache_misses.counts)" "misses"
+  expect_same_file n1.o n2.o
+  local out
+  out=$("$SHIMCTL" verify "$TEST_DIR/cuda" 2>&1) || fail "verify failed: $out"
+  expect_contains "$out" "the repeat compile was a cache hit (sccache statistics delta)" "verify nvcc"
+}
+
+test_verify_reports_hipcc_not_cached() {
+  TEST "verify: hipcc under sccache 0.4 is reported 'not cached by sccache', not a failure"
+  hip_fixture
+  install_sccache "$P" "$TEST_DIR/sc" --compilers hipcc
+  local out
+  out=$("$SHIMCTL" verify "$P" 2>&1) || fail "verify failed: $out"
+  expect_contains "$out" "not cached by sccache $(sccache --version | cut -d' ' -f2): -x (it compiles, uncached)" \
+    "verify hipcc"
+  expect_contains "$out" "identical to the original's object" "verify hipcc reference"
+  out=$("$SHIMCTL" status "$P" 2>&1) || fail "status failed: $out"
+  expect_contains "$out" "cache dir:   $TEST_DIR/sc" "status"
+}
+
+test_server_per_cache_config_and_no_empty_values() {
+  TEST "each cache dir gets its own sccache server; the config never sets an empty value"
+  hip_fixture
+  cp -a "$P" "$TEST_DIR/rocm2"
+  install_sccache "$P" "$TEST_DIR/sc-a"
+  local port_a=$SC_PORT
+  install_sccache "$TEST_DIR/rocm2" "$TEST_DIR/sc-b"
+  [ "$port_a" != "$SC_PORT" ] || fail "two cache dirs share port $SC_PORT"
+  "$P/llvm/bin/clang" -c x.c -o a.o || fail "compile a"
+  "$TEST_DIR/rocm2/llvm/bin/clang" -c x.c -o b.o || fail "compile b"
+  expect_eq 1 "$(sc_misses)" "misses of server b"
+  expect_eq 1 "$(SC_PORT=$port_a sc_misses)" "misses of server a"
+  [ -n "$(find "$TEST_DIR/sc-a" -type f | head -1)" ] || fail "nothing in sc-a"
+  [ -n "$(find "$TEST_DIR/sc-b" -type f | head -1)" ] || fail "nothing in sc-b"
+  if grep -E '^(setenv|appendenv) [A-Z_]+=$' "$P"/bin/.shimctl.conf "$P"/llvm/bin/.shimctl.conf; then
+    fail "a shim config sets an empty value"
+  fi
+  grep -q '^appendenv SCCACHE_EXTRAFILES=/' "$P/llvm/bin/.shimctl.conf" || fail "no SCCACHE_EXTRAFILES"
+}
+
+test_device_library_change_is_a_miss() {
+  TEST "a device library changed after install: sccache misses (SCCACHE_EXTRAFILES)"
+  hip_fixture
+  install_sccache "$P" "$TEST_DIR/sc"
+  "$P/llvm/bin/clang" -c x.c -o 1.o || fail "compile 1"
+  "$P/llvm/bin/clang" -c x.c -o 2.o || fail "compile 2"
+  expect_eq 1 "$(sc_hits)" "hits before the change"
+  local bc=$P/amdgcn/bitcode
+  cp "$bc/oclc_wavefrontsize64_off.bc" "$bc/oclc_wavefrontsize64_on.bc"
+  "$P/llvm/bin/clang" -c x.c -o 3.o || fail "compile 3"
+  expect_eq 1 "$(sc_hits)" "hits after the change"
+  expect_eq 2 "$(sc_misses)" "misses after the change"
+}
+
+test_install_refuses_remotes_sccache_0_4_cannot_honour() {
+  TEST "install --cache sccache refuses http:// remotes and --remote-read-only"
+  hip_fixture
+  local out
+  out=$("$SHIMCTL" install "$P" --cache sccache --remote http://127.0.0.1:9/cache --no-verify 2>&1) &&
+    fail "install accepted an http:// remote for sccache"
+  expect_contains "$out" "stores remotely only in Redis (redis://HOST:PORT)" "http remote"
+  out=$("$SHIMCTL" install "$P" --cache sccache --remote redis://127.0.0.1:9 --remote-read-only \
+    --no-verify 2>&1) && fail "install accepted --remote-read-only for sccache"
+  expect_contains "$out" "has no read-only mode for Redis and would write to it" "read-only remote"
+  [ ! -e "$P/bin/hipcc.real" ] || fail "a refused install changed the prefix"
+}
