@@ -49,8 +49,7 @@ util::Status rewrite_identity(const Context& context, Session& session,
   auto new_env = shim_environment(updated.cache, updated.fingerprint.sha256, identity_paths(updated));
   std::vector<Step> steps;
   for (const auto& dir : shim_directories(updated)) {
-    auto conf = Step::of(StepKind::write_file, dir.empty() ? std::string(shim_config_file)
-                                                : dir + "/" + std::string(shim_config_file));
+    auto conf = Step::of(StepKind::write_file, shim_config_path(dir));
     conf.content = render_shim_config(updated, dir, new_env);
     conf.previous = render_shim_config(old, dir, old_env);
     steps.push_back(conf);
@@ -58,21 +57,14 @@ util::Status rewrite_identity(const Context& context, Session& session,
   for (const auto& c : updated.compilers) {
     if (std::find(reshim.begin(), reshim.end(), c.path) == reshim.end())
       continue;
-    auto shim = Step::of(StepKind::place_shim, c.path);
-    shim.mode = c.original.mode;
-    shim.uid = c.original.uid;
-    shim.gid = c.original.gid;
-    steps.push_back(shim);
+    steps.push_back(shim_step(c));
   }
-  auto manifest = Step::of(StepKind::write_file, fmt::format("{}/{}", state_dir_name, manifest_file));
-  manifest.content = to_json(updated);
+  auto manifest = manifest_step(updated);
   manifest.previous = to_json(old);
   steps.push_back(manifest);
   Journal journal{"refresh", Recovery::undo, old.shim_sha256, steps};
   Transaction transaction(session.dir, session.shim_bytes);
-  TRY(transaction.run(journal, [&](std::size_t i, const Step&, const std::string& what) {
-    context.progress(fmt::format("[{}/{}] {}", i + 1, journal.steps.size(), what));
-  }));
+  TRY(transaction.run(journal, step_progress(context, journal.steps.size())));
   session.manifest = updated;
   return {};
 }

@@ -17,28 +17,43 @@ namespace shimctl::core {
 using util::ExitCode;
 using util::fail;
 
+std::string shim_config_path(const std::string& dir) {
+  return dir.empty() ? std::string(shim_config_file) : dir + "/" + std::string(shim_config_file);
+}
+
+Step shim_step(const WrappedCompiler& c) {
+  auto shim = Step::of(StepKind::place_shim, c.path);
+  shim.mode = c.original.mode;
+  shim.uid = c.original.uid;
+  shim.gid = c.original.gid;
+  return shim;
+}
+
+Step manifest_step(const Manifest& m) {
+  auto step = Step::of(StepKind::write_file, fmt::format("{}/{}", state_dir_name, manifest_file));
+  step.content = to_json(m);
+  return step;
+}
+
+StepObserver step_progress(const Context& context, std::size_t total) {
+  return [&context, total](std::size_t i, const Step&, const std::string& what) {
+    context.progress(fmt::format("[{}/{}] {}", i + 1, total, what));
+  };
+}
+
 std::vector<Step> install_steps(const Manifest& m) {
   std::vector<Step> steps;
   for (const auto& c : m.compilers)
     steps.push_back(Step::of(StepKind::link_real, c.path));
   auto env = shim_environment(m.cache, m.fingerprint.sha256, identity_paths(m));
   for (const auto& dir : shim_directories(m)) {
-    auto conf = Step::of(StepKind::write_file, dir.empty() ? std::string(shim_config_file)
-                                                : dir + "/" + std::string(shim_config_file));
+    auto conf = Step::of(StepKind::write_file, shim_config_path(dir));
     conf.content = render_shim_config(m, dir, env);
-    conf.mode = 0644;
     steps.push_back(conf);
   }
-  for (const auto& c : m.compilers) {
-    auto shim = Step::of(StepKind::place_shim, c.path);
-    shim.mode = c.original.mode;
-    shim.uid = c.original.uid;
-    shim.gid = c.original.gid;
-    steps.push_back(shim);
-  }
-  auto manifest = Step::of(StepKind::write_file, fmt::format("{}/{}", state_dir_name, manifest_file));
-  manifest.content = to_json(m);
-  steps.push_back(manifest);
+  for (const auto& c : m.compilers)
+    steps.push_back(shim_step(c));
+  steps.push_back(manifest_step(m));
   return steps;
 }
 
@@ -184,9 +199,7 @@ util::Result<InstallResult> install(const Context& context, const InstallOptions
     return result;
   }
   Transaction transaction(session.dir, session.shim_bytes);
-  auto done = transaction.run(journal, [&](std::size_t i, const Step&, const std::string& what) {
-    context.progress(fmt::format("[{}/{}] {}", i + 1, journal.steps.size(), what));
-  });
+  auto done = transaction.run(journal, step_progress(context, journal.steps.size()));
   if (!done) {
     if (!had_state)
       remove_state_dir(session.dir);

@@ -47,6 +47,13 @@ struct InstallResult {
 // Builds the transaction steps that install MANIFEST's shims (exposed for tests).
 [[nodiscard]] std::vector<Step> install_steps(const Manifest& manifest);
 
+// Pieces of install and refresh transactions.
+[[nodiscard]] std::string shim_config_path(const std::string& dir);
+[[nodiscard]] Step shim_step(const WrappedCompiler& compiler);
+[[nodiscard]] Step manifest_step(const Manifest& manifest);
+// Prints "[i/total] what" through CONTEXT's progress for each finished step.
+[[nodiscard]] StepObserver step_progress(const Context& context, std::size_t total);
+
 // The record of the regular file PATH (relative to the prefix).
 [[nodiscard]] util::Result<FileRecord> record_original(const util::Dir& prefix_dir,
                                                        const std::string& path);

@@ -95,9 +95,7 @@ util::Result<RollbackResult> rollback_session(const Context& context, Session& s
                 join(found.mismatched));
   Journal journal{"rollback", Recovery::redo, m.shim_sha256, rollback_steps(m)};
   Transaction transaction(session.dir, session.shim_bytes);
-  TRY(transaction.run(journal, [&](std::size_t i, const Step&, const std::string& what) {
-    context.progress(fmt::format("[{}/{}] {}", i + 1, journal.steps.size(), what));
-  }));
+  TRY(transaction.run(journal, step_progress(context, journal.steps.size())));
   for (const auto& c : m.compilers) {
     if (std::find(found.upgraded.begin(), found.upgraded.end(), c.path) != found.upgraded.end())
       result.kept.push_back(fmt::format("{}: a newer compiler replaced the shim; kept it and "
