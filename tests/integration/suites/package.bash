@@ -64,7 +64,7 @@ test_unpacked_cycle() {
   tree_listing "$P" > "$TEST_DIR/before.lst"
   out=$("$bin" install "$P" --cache-dir "$CC" 2>&1) || fail "install from the package failed: $out"
   expect_eq "$(sha256sum < "$shim" | cut -c1-64)" \
-    "$(/usr/bin/python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["shim_sha256"])' \
+    "$(/usr/bin/python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["shim"]["sha256"])' \
         "$P/.shimctl/manifest.json")" "manifest shim_sha256 = the unpacked libexec shim"
   cmp -s "$shim" "$P/bin/hipcc" || fail "bin/hipcc is not the unpacked shim"
   out=$("$bin" verify "$P" 2>&1) || fail "verify from the package failed: $out"
@@ -125,7 +125,7 @@ test_help_every_command() {
     diff -u "$TEST_DIR/help.opts" "$TEST_DIR/comp.opts" > "$TEST_DIR/diff" \
       || fail "completion of '$path' differs from --help:"$'\n'"$(cat "$TEST_DIR/diff")"
     # The man page's section for this command: its .TP option headings.
-    man_opts=$(awk -v h=".SS \"shimctl $path\"" '$0 == h { on = 1; next } /^\.S[SH] / { on = 0 } on' \
+    man_opts=$(H=".SS \"shimctl ${path//-/\\-}\"" awk '$0 == ENVIRON["H"] { on = 1; next } /^\.S[SH] / { on = 0 } on' \
       "$BUILD_DIR/shimctl.1" | grep -A1 '^\.TP' | grep -v '^\.TP\|^--$' | sed 's/\\-/-/g; s/\\f[BIR]//g' \
       | grep -oE '(^|, )--?[a-z0-9-]+' | sed 's/^, //' | sort)
     diff -u "$TEST_DIR/help.opts" <(echo "$man_opts") > "$TEST_DIR/diff" \
