@@ -78,6 +78,7 @@ void add_archive_command(CLI::App* cache, core::Context& context, Registry& regi
     cmd->add_flag("--force", args->force,
                   "Import an archive made for another toolchain (its entries will not hit)");
   registry.commands.push_back({cmd, [&context, args, is_export] {
+                                 attach_progress(context, args->json);
                                  Progress line(is_export ? "exporting" : "importing", "files",
                                                progress_style(args->json));
                                  auto options = options_of(*args, line);
