@@ -2,10 +2,9 @@
 // case passes and kept (its path printed) when it fails.
 #pragma once
 
-#include <doctest/doctest.h>
-
 #include <cstdio>
 #include <cstdlib>
+#include <doctest/doctest.h>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -49,7 +48,7 @@ struct TempDirListener : doctest::IReporter {
 
 // Registered once for the whole executable (an inline variable).
 inline const int temp_dir_listener_registered =
-    doctest::registerReporter<TempDirListener>("shimctl-temp-dirs", 1, false);
+  doctest::registerReporter<TempDirListener>("shimctl-temp-dirs", 1, false);
 
 // A new empty directory; its canonical absolute path.
 inline std::string make_temp_dir() {
@@ -72,7 +71,7 @@ inline void write_text(const std::string& path, const std::string& text) {
 
 inline std::string read_text(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  return { std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>() };
 }
 
-}  // namespace shimctl::test
+} // namespace shimctl::test

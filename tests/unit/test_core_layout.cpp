@@ -1,9 +1,8 @@
 #include "temp_dir.hpp"
 
+#include <algorithm>
 #include <shimctl/core/layout.hpp>
 #include <shimctl/util/dir.hpp>
-
-#include <algorithm>
 
 using namespace shimctl;
 using shimctl::test::make_temp_dir;
@@ -38,8 +37,8 @@ std::string parse_error(const std::string& text) {
 }
 
 const core::Layout& find_layout(const std::vector<core::Layout>& layouts, const std::string& name) {
-  auto it = std::find_if(layouts.begin(), layouts.end(),
-                         [&](const core::Layout& l) { return l.name == name; });
+  auto it = std::find_if(
+    layouts.begin(), layouts.end(), [&](const core::Layout& l) { return l.name == name; });
   REQUIRE(it != layouts.end());
   return *it;
 }
@@ -48,7 +47,7 @@ bool has(const std::vector<std::string>& v, const std::string& item) {
   return std::find(v.begin(), v.end(), item) != v.end();
 }
 
-}  // namespace
+} // namespace
 
 TEST_SUITE_BEGIN("core::Layout");
 
@@ -58,8 +57,8 @@ TEST_CASE("parse_layout reads every field") {
   CHECK(layout->name == "toy");
   CHECK(layout->description == "a toy toolchain");
   CHECK(layout->priority == 20);
-  CHECK(layout->detect == std::vector<std::string>{"bin/toycc"});
-  CHECK(layout->identity == std::vector<std::string>{"bin/toycc", "lib/*.bc"});
+  CHECK(layout->detect == std::vector<std::string>{ "bin/toycc" });
+  CHECK(layout->identity == std::vector<std::string>{ "bin/toycc", "lib/*.bc" });
   REQUIRE(layout->compilers.size() == 2);
   CHECK(layout->compilers[0].path == "bin/toycc");
   CHECK(layout->compilers[0].family == "clang");
@@ -70,8 +69,8 @@ TEST_CASE("parse_layout reads every field") {
 }
 
 TEST_CASE("parse_layout defaults description and priority") {
-  auto text = with(with(valid_layout, "\"description\": \"a toy toolchain\",", ""),
-                   "\"priority\": 20,", "");
+  auto text =
+    with(with(valid_layout, "\"description\": \"a toy toolchain\",", ""), "\"priority\": 20,", "");
   auto layout = core::parse_layout(text, "toy.json");
   REQUIRE(layout);
   CHECK(layout->description.empty());
@@ -87,14 +86,16 @@ TEST_CASE("parse_layout errors name the file and the problem") {
         "toy.json: compiler path '../bin/toycc' is not a clean relative path");
   CHECK(parse_error(with(valid_layout, "\"path\": \"bin/toycc\"", "\"path\": \"/usr/bin/cc\"")) ==
         "toy.json: compiler path '/usr/bin/cc' is not a clean relative path");
-  CHECK(parse_error(with(valid_layout, "\"name_handling\": \"argv0\"", "\"name_handling\": \"rename\"")) ==
+  CHECK(parse_error(
+          with(valid_layout, "\"name_handling\": \"argv0\"", "\"name_handling\": \"rename\"")) ==
         "toy.json: unknown name_handling 'rename'");
   CHECK(parse_error(with(valid_layout, "\"verify\": \"hip\"", "\"verify\": \"fortran\"")) ==
         "toy.json: unknown verify kind 'fortran'");
   auto missing = parse_error(with(valid_layout, "\"name\": \"toy\",", ""));
   CHECK(missing.starts_with("toy.json: "));
   CHECK(missing.find("'name'") != std::string::npos);
-  auto wrong_type = parse_error(with(valid_layout, "\"detect\": [\"bin/toycc\"]", "\"detect\": \"bin/toycc\""));
+  auto wrong_type =
+    parse_error(with(valid_layout, "\"detect\": [\"bin/toycc\"]", "\"detect\": \"bin/toycc\""));
   CHECK(wrong_type.starts_with("toy.json: "));
 }
 
@@ -151,22 +152,31 @@ TEST_CASE("the layouts shipped in manifests/layouts load and are sane") {
   CHECK((*layouts)[0].name == "therock");
 
   const auto& rocm = find_layout(*layouts, "rocm");
-  CHECK(rocm.detect == std::vector<std::string>{"bin/hipcc"});
+  CHECK(rocm.detect == std::vector<std::string>{ "bin/hipcc" });
   CHECK(rocm.compilers[0].path == "bin/hipcc");
   CHECK(rocm.compilers[0].family == "hipcc");
   CHECK(rocm.compilers[0].name_handling == core::NameHandling::sibling);
   CHECK(rocm.compilers[0].verify == core::VerifyKind::hip);
-  for (const auto& input : {"bin/hipcc", "llvm/bin/clang", "llvm/bin/lld",
-                            "llvm/bin/clang-offload-bundler", "amdgcn/bitcode/*.bc",
-                            "share/hip/version", "bin/.hipVersion"})
+  for (const auto& input : { "bin/hipcc",
+                             "llvm/bin/clang",
+                             "llvm/bin/lld",
+                             "llvm/bin/clang-offload-bundler",
+                             "amdgcn/bitcode/*.bc",
+                             "share/hip/version",
+                             "bin/.hipVersion" })
     CHECK_MESSAGE(has(rocm.identity, input), input);
 
   const auto& cuda = find_layout(*layouts, "cuda");
   CHECK(cuda.compilers.size() == 1);
   CHECK(cuda.compilers[0].family == "nvcc");
   CHECK(cuda.compilers[0].verify == core::VerifyKind::cuda);
-  for (const auto& input : {"bin/nvcc", "bin/ptxas", "bin/fatbinary", "bin/nvlink",
-                            "nvvm/bin/cicc", "nvvm/libdevice/*.bc", "version.json"})
+  for (const auto& input : { "bin/nvcc",
+                             "bin/ptxas",
+                             "bin/fatbinary",
+                             "bin/nvlink",
+                             "nvvm/bin/cicc",
+                             "nvvm/libdevice/*.bc",
+                             "version.json" })
     CHECK_MESSAGE(has(cuda.identity, input), input);
 
   const auto& therock = find_layout(*layouts, "therock");

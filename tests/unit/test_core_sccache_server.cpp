@@ -1,9 +1,7 @@
+#include <algorithm>
 #include <doctest/doctest.h>
-
 #include <shimctl/core/cache_backend.hpp>
 #include <shimctl/core/sccache_server.hpp>
-
-#include <algorithm>
 #include <string>
 
 using namespace shimctl;
@@ -23,7 +21,7 @@ bool has(const std::vector<std::string>& entries, const std::string& entry) {
   return std::find(entries.begin(), entries.end(), entry) != entries.end();
 }
 
-}  // namespace
+} // namespace
 
 TEST_SUITE_BEGIN("core::SccacheServer");
 
@@ -41,11 +39,13 @@ TEST_CASE("the server port follows the cache configuration") {
 }
 
 TEST_CASE("the sccache environment sets the port, the buster and the identity files") {
-  auto env = core::shim_environment(sccache_settings("/cache/a"), std::string(64, 'f'),
-                                    {"/p/amdgcn/bitcode/ocml.bc", "/p/llvm/bin/clang.real"});
+  auto env = core::shim_environment(sccache_settings("/cache/a"),
+                                    std::string(64, 'f'),
+                                    { "/p/amdgcn/bitcode/ocml.bc", "/p/llvm/bin/clang.real" });
   CHECK(has(env.defaults, "SCCACHE_DIR=/cache/a"));
-  CHECK(has(env.defaults, fmt::format("SCCACHE_SERVER_PORT={}",
-                                      core::sccache_server_port(sccache_settings("/cache/a")))));
+  CHECK(has(env.defaults,
+            fmt::format("SCCACHE_SERVER_PORT={}",
+                        core::sccache_server_port(sccache_settings("/cache/a")))));
   CHECK(has(env.defaults, "SCCACHE_C_CUSTOM_CACHE_BUSTER=shimctl-" + std::string(32, 'f')));
   CHECK(has(env.appends, "SCCACHE_EXTRAFILES=/p/amdgcn/bitcode/ocml.bc:/p/llvm/bin/clang.real"));
 }

@@ -1,11 +1,9 @@
 #include "temp_dir.hpp"
 
+#include <filesystem>
 #include <shimctl/util/dir.hpp>
-
 #include <sys/stat.h>
 #include <unistd.h>
-
-#include <filesystem>
 
 using namespace shimctl;
 using shimctl::test::make_temp_dir;
@@ -19,7 +17,7 @@ TEST_CASE("is_clean_relative accepts plain relative paths only") {
   CHECK(util::is_clean_relative("bin/hipcc"));
   CHECK(util::is_clean_relative("llvm/bin/clang++.real"));
   CHECK(util::is_clean_relative(".shimctl/manifest.json"));
-  CHECK(util::is_clean_relative("a/..b/c"));  // "..b" is an ordinary name
+  CHECK(util::is_clean_relative("a/..b/c")); // "..b" is an ordinary name
 
   CHECK_FALSE(util::is_clean_relative(""));
   CHECK_FALSE(util::is_clean_relative("/abs/path"));
@@ -35,9 +33,9 @@ TEST_CASE("is_clean_relative accepts plain relative paths only") {
 }
 
 TEST_CASE("split_relative splits at the last slash") {
-  CHECK(util::split_relative("a/b/c") == std::pair<std::string, std::string>{"a/b", "c"});
-  CHECK(util::split_relative("bin/hipcc") == std::pair<std::string, std::string>{"bin", "hipcc"});
-  CHECK(util::split_relative("c") == std::pair<std::string, std::string>{"", "c"});
+  CHECK(util::split_relative("a/b/c") == std::pair<std::string, std::string>{ "a/b", "c" });
+  CHECK(util::split_relative("bin/hipcc") == std::pair<std::string, std::string>{ "bin", "hipcc" });
+  CHECK(util::split_relative("c") == std::pair<std::string, std::string>{ "", "c" });
 }
 
 TEST_CASE("write_atomic writes content and mode, replaces, and leaves no temporaries") {
@@ -73,7 +71,7 @@ TEST_CASE("write_atomic refuses names that are not one plain component") {
   auto root = make_temp_dir();
   auto dir = util::Dir::open(root);
   REQUIRE(dir);
-  for (const char* bad : {"a/b", "..", ".", ""}) {
+  for (const char* bad : { "a/b", "..", ".", "" }) {
     auto r = dir->write_atomic(bad, "x", 0644);
     REQUIRE_FALSE(r);
     CHECK(r.error().message == fmt::format("invalid file name '{}'", bad));
@@ -123,8 +121,9 @@ TEST_CASE("open_relative refuses symlinks and unclean paths") {
   SUBCASE("a symlink to a directory outside") {
     auto r = dir->open_relative("real/escape");
     REQUIRE_FALSE(r);
-    CHECK(r.error().message ==
-          fmt::format("cannot open directory {}/real/escape: not a directory (or a symlink)", root));
+    CHECK(
+      r.error().message ==
+      fmt::format("cannot open directory {}/real/escape: not a directory (or a symlink)", root));
   }
   SUBCASE("a relative symlink to a sibling") {
     auto r = dir->open_relative("real/alias");
@@ -136,11 +135,13 @@ TEST_CASE("open_relative refuses symlinks and unclean paths") {
     std::filesystem::create_directories(root + "/outside/deeper");
     auto r = dir->open_relative("real/escape/deeper");
     REQUIRE_FALSE(r);
-    CHECK(r.error().message ==
-          fmt::format("cannot open directory {}/real/escape: not a directory (or a symlink)", root));
+    CHECK(
+      r.error().message ==
+      fmt::format("cannot open directory {}/real/escape: not a directory (or a symlink)", root));
   }
   SUBCASE("..") {
-    for (const char* bad : {"..", "real/..", "real/../outside", "/tmp", "real//inner", "./real"}) {
+    for (const char* bad :
+         { "..", "real/..", "real/../outside", "/tmp", "real//inner", "./real" }) {
       auto r = dir->open_relative(bad);
       REQUIRE_FALSE(r);
       CHECK(r.error().message == fmt::format("path '{}' is not a clean relative path", bad));

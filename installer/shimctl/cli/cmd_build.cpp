@@ -1,12 +1,10 @@
 // `shimctl measure [--json] -- BUILD...` and `shimctl check-build BUILD_DIR [--json]`.
+#include <fmt/format.h>
+#include <memory>
+#include <nlohmann/json.hpp>
 #include <shimctl/cli/commands.hpp>
 #include <shimctl/core/build_check.hpp>
 #include <shimctl/core/build_stats.hpp>
-
-#include <fmt/format.h>
-#include <nlohmann/json.hpp>
-
-#include <memory>
 
 namespace shimctl::cli {
 
@@ -18,8 +16,8 @@ struct MeasureArgs {
 };
 
 int run_measure(const MeasureArgs& args) {
-  auto stats = core::measure_build(args.command,
-                                   args.json ? core::BuildStdout::to_stderr : core::BuildStdout::inherit);
+  auto stats = core::measure_build(
+    args.command, args.json ? core::BuildStdout::to_stderr : core::BuildStdout::inherit);
   if (!stats)
     return report_error(stats.error());
   const auto& s = *stats;
@@ -27,21 +25,27 @@ int run_measure(const MeasureArgs& args) {
   std::string warning;
   if (none)
     warning = "WARNING: zero compiles reached the cache: the launcher never reached the compiler "
-              "(is the build using the shimmed compilers or a ccache launcher, and was it already up to date?)";
+              "(is the build using the shimmed compilers or a ccache launcher, and was it already "
+              "up to date?)";
   else if (s.compiles() == 0)
-    warning = fmt::format("WARNING: {} calls reached ccache but none was a cacheable compile",
-                          s.calls);
+    warning =
+      fmt::format("WARNING: {} calls reached ccache but none was a cacheable compile", s.calls);
   if (args.json) {
-    nlohmann::json j{{"exit_code", s.exit_code}, {"calls", s.calls},
-                     {"compiles", s.compiles()}, {"hits", s.hits},
-                     {"misses", s.misses},       {"hit_rate", s.hit_rate()},
-                     {"uncacheable", s.uncacheable}};
+    nlohmann::json j{ { "exit_code", s.exit_code },    { "calls", s.calls },
+                      { "compiles", s.compiles() },    { "hits", s.hits },
+                      { "misses", s.misses },          { "hit_rate", s.hit_rate() },
+                      { "uncacheable", s.uncacheable } };
     if (!warning.empty())
       j["warning"] = warning;
     fmt::print("{}\n", j.dump(2));
   } else {
-    fmt::print(stderr, "shimctl measure: {} compiles through the cache: {} hits, {} misses, "
-               "hit rate {:.1f}%", s.compiles(), s.hits, s.misses, 100.0 * s.hit_rate());
+    fmt::print(stderr,
+               "shimctl measure: {} compiles through the cache: {} hits, {} misses, "
+               "hit rate {:.1f}%",
+               s.compiles(),
+               s.hits,
+               s.misses,
+               100.0 * s.hit_rate());
     std::uint64_t other = s.calls - std::min(s.calls, s.compiles());
     if (other)
       fmt::print(stderr, " ({} other calls not cacheable)", other);
@@ -59,46 +63,56 @@ int run_check(const core::Context& context, const std::string& dir, bool json) {
   if (json) {
     nlohmann::json langs = nlohmann::json::array();
     for (const auto& l : check->languages)
-      langs.push_back({{"language", l.language}, {"compiler", l.compiler},
-                       {"launcher", l.launcher}, {"sources", l.sources},
-                       {"compiler_is_shim", l.compiler_is_shim}, {"cached", l.cached},
-                       {"how", l.how}});
-    fmt::print("{}\n", nlohmann::json{{"build_dir", check->build_dir},
-                                      {"generator", check->generator},
-                                      {"languages", langs},
-                                      {"warnings", check->warnings},
-                                      {"ok", check->ok()}}
-                           .dump(2));
+      langs.push_back({ { "language", l.language },
+                        { "compiler", l.compiler },
+                        { "launcher", l.launcher },
+                        { "sources", l.sources },
+                        { "compiler_is_shim", l.compiler_is_shim },
+                        { "cached", l.cached },
+                        { "how", l.how } });
+    fmt::print("{}\n",
+               nlohmann::json{ { "build_dir", check->build_dir },
+                               { "generator", check->generator },
+                               { "languages", langs },
+                               { "warnings", check->warnings },
+                               { "ok", check->ok() } }
+                 .dump(2));
   } else {
     for (const auto& l : check->languages)
-      fmt::print("{:<5} {:>4} compile(s)  {:<8}  {}  ({})\n", l.language, l.sources,
-                 l.cached ? "cached" : "UNCACHED", l.how, l.compiler);
+      fmt::print("{:<5} {:>4} compile(s)  {:<8}  {}  ({})\n",
+                 l.language,
+                 l.sources,
+                 l.cached ? "cached" : "UNCACHED",
+                 l.how,
+                 l.compiler);
     for (const auto& w : check->warnings)
       fmt::print("warning: {}\n", w);
-    fmt::print("{}\n", check->ok() ? "every compiled language goes through a cache"
-                                   : "some compiles bypass the cache");
+    fmt::print("{}\n",
+               check->ok() ? "every compiled language goes through a cache"
+                           : "some compiles bypass the cache");
   }
   return check->ok() ? 0 : 1;
 }
 
-}  // namespace
+} // namespace
 
 void add_build_commands(CLI::App& app, core::Context& context, Registry& registry) {
   auto margs = std::make_shared<MeasureArgs>();
   auto* measure = app.add_subcommand(
-      "measure", "Run a build and report its own cache hits and misses (nobody's stats are zeroed)");
-  measure->add_flag("--json", margs->json, "Print JSON on stdout (the build's stdout goes to stderr)");
+    "measure", "Run a build and report its own cache hits and misses (nobody's stats are zeroed)");
+  measure->add_flag(
+    "--json", margs->json, "Print JSON on stdout (the build's stdout goes to stderr)");
   measure->add_option("command", margs->command, "The build command, after --")->required();
-  registry.commands.push_back({measure, [margs] { return run_measure(*margs); }});
+  registry.commands.push_back({ measure, [margs] { return run_measure(*margs); } });
 
   auto dir = std::make_shared<std::string>();
   auto json = std::make_shared<bool>(false);
   auto* check = app.add_subcommand(
-      "check-build", "Report whether each language of a CMake build tree compiles through a cache");
+    "check-build", "Report whether each language of a CMake build tree compiles through a cache");
   check->add_option("build_dir", *dir, "A configured CMake build directory")->required();
   check->add_flag("--json", *json, "Print machine-readable JSON on stdout");
   registry.commands.push_back(
-      {check, [&context, dir, json] { return run_check(context, *dir, *json); }});
+    { check, [&context, dir, json] { return run_check(context, *dir, *json); } });
 }
 
-}  // namespace shimctl::cli
+} // namespace shimctl::cli

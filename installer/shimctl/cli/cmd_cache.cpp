@@ -1,11 +1,9 @@
 // `shimctl cache export FILE [PREFIX]` and `shimctl cache import FILE [PREFIX] [--force]`.
+#include <fmt/format.h>
+#include <memory>
 #include <shimctl/cli/commands.hpp>
 #include <shimctl/cli/progress.hpp>
 #include <shimctl/core/cache_archive.hpp>
-
-#include <fmt/format.h>
-
-#include <memory>
 
 namespace shimctl::cli {
 
@@ -27,19 +25,21 @@ core::CacheArchiveOptions options_of(const CacheArgs& args, Progress& line) {
   if (args.wait_seconds >= 0)
     o.session.wait = std::chrono::milliseconds(static_cast<long>(args.wait_seconds * 1000));
   if (line.enabled())
-    o.progress = [&line](std::uint64_t files, std::uint64_t bytes, std::uint64_t total_files,
+    o.progress = [&line](std::uint64_t files,
+                         std::uint64_t bytes,
+                         std::uint64_t total_files,
                          std::uint64_t total_bytes) {
-      line.update({files, total_files, bytes, total_bytes});
+      line.update({ files, total_files, bytes, total_bytes });
     };
   return o;
 }
 
 int report(const core::CacheArchiveResult& r, const CacheArgs& args, bool is_export) {
   if (args.json) {
-    auto j = nlohmann::json{{"archive", args.file},
-                            {"cache_dir", r.cache_dir},
-                            {"header", core::to_json(r.header)},
-                            {"installed_key", r.installed_key}};
+    auto j = nlohmann::json{ { "archive", args.file },
+                             { "cache_dir", r.cache_dir },
+                             { "header", core::to_json(r.header) },
+                             { "installed_key", r.installed_key } };
     if (!is_export) {
       j["imported"] = r.imported;
       j["kept"] = r.kept;
@@ -49,49 +49,60 @@ int report(const core::CacheArchiveResult& r, const CacheArgs& args, bool is_exp
     return 0;
   }
   if (is_export) {
-    fmt::print("exported {} entries ({} bytes) of {} to {}; key {}\n", r.header.entries,
-               r.header.bytes, r.cache_dir, args.file, r.header.cache_key);
+    fmt::print("exported {} entries ({} bytes) of {} to {}; key {}\n",
+               r.header.entries,
+               r.header.bytes,
+               r.cache_dir,
+               args.file,
+               r.header.cache_key);
     return 0;
   }
   if (r.mismatch_forced)
     fmt::print("warning: archive key {} differs from the installed toolchain's {} (--force)\n",
-               r.header.cache_key, r.installed_key);
-  fmt::print("imported {} entries into {} ({} already present, kept); key {}\n", r.imported,
-             r.cache_dir, r.kept, r.header.cache_key);
+               r.header.cache_key,
+               r.installed_key);
+  fmt::print("imported {} entries into {} ({} already present, kept); key {}\n",
+             r.imported,
+             r.cache_dir,
+             r.kept,
+             r.header.cache_key);
   return 0;
 }
 
-void add_archive_command(CLI::App* cache, core::Context& context, Registry& registry,
+void add_archive_command(CLI::App* cache,
+                         core::Context& context,
+                         Registry& registry,
                          bool is_export) {
   auto args = std::make_shared<CacheArgs>();
   auto* cmd = cache->add_subcommand(
-      is_export ? "export" : "import",
-      is_export ? "Write the prefix's local ccache cache to FILE (zstd tar with a toolchain header)"
-                : "Restore a cache archive into the prefix's local cache, atomically");
+    is_export ? "export" : "import",
+    is_export ? "Write the prefix's local ccache cache to FILE (zstd tar with a toolchain header)"
+              : "Restore a cache archive into the prefix's local cache, atomically");
   cmd->add_option("file", args->file, "The archive (e.g. ccache-$(shimctl cache-key).tar.zst)")
-      ->required();
+    ->required();
   cmd->add_option("prefix", args->prefix, "Toolchain root (default /opt/rocm)");
   cmd->add_flag("--json", args->json, "Print machine-readable JSON on stdout");
-  cmd->add_option("--wait", args->wait_seconds,
-                  "Wait up to SECONDS for another shimctl working on the prefix");
+  cmd->add_option(
+    "--wait", args->wait_seconds, "Wait up to SECONDS for another shimctl working on the prefix");
   if (!is_export)
-    cmd->add_flag("--force", args->force,
+    cmd->add_flag("--force",
+                  args->force,
                   "Import an archive made for another toolchain (its entries will not hit)");
-  registry.commands.push_back({cmd, [&context, args, is_export] {
-                                 attach_progress(context, args->json);
-                                 Progress line(is_export ? "exporting" : "importing", "files",
-                                               progress_style(args->json));
-                                 auto options = options_of(*args, line);
-                                 auto r = is_export ? core::export_cache(context, options)
-                                                    : core::import_cache(context, options);
-                                 line.finish();
-                                 if (!r)
-                                   return report_error(r.error());
-                                 return report(*r, *args, is_export);
-                               }});
+  registry.commands.push_back(
+    { cmd, [&context, args, is_export] {
+       attach_progress(context, args->json);
+       Progress line(is_export ? "exporting" : "importing", "files", progress_style(args->json));
+       auto options = options_of(*args, line);
+       auto r =
+         is_export ? core::export_cache(context, options) : core::import_cache(context, options);
+       line.finish();
+       if (!r)
+         return report_error(r.error());
+       return report(*r, *args, is_export);
+     } });
 }
 
-}  // namespace
+} // namespace
 
 void add_cache_commands(CLI::App& app, core::Context& context, Registry& registry) {
   auto* cache = app.add_subcommand("cache", "CI cache archives: export and import the local cache");
@@ -100,4 +111,4 @@ void add_cache_commands(CLI::App& app, core::Context& context, Registry& registr
   add_archive_command(cache, context, registry, false);
 }
 
-}  // namespace shimctl::cli
+} // namespace shimctl::cli

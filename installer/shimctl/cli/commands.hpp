@@ -1,12 +1,10 @@
 // Subcommands that live in their own files register here; main dispatches.
 #pragma once
 
+#include <CLI/CLI.hpp>
+#include <functional>
 #include <shimctl/core/context.hpp>
 #include <shimctl/util/error.hpp>
-
-#include <CLI/CLI.hpp>
-
-#include <functional>
 #include <utility>
 #include <vector>
 
@@ -26,4 +24,4 @@ void add_build_commands(CLI::App& app, core::Context& context, Registry& registr
 // Prints "shimctl: error: MESSAGE" and returns the error's exit code.
 int report_error(const util::Error& error);
 
-}  // namespace shimctl::cli
+} // namespace shimctl::cli

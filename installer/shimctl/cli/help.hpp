@@ -5,11 +5,9 @@
 // so no option can be documented in one place and missing in another.
 #pragma once
 
+#include <CLI/CLI.hpp>
 #include <shimctl/cli/commands.hpp>
 #include <shimctl/core/context.hpp>
-
-#include <CLI/CLI.hpp>
-
 #include <span>
 #include <string>
 #include <string_view>
@@ -17,12 +15,12 @@
 namespace shimctl::cli {
 
 struct Example {
-  std::string_view command;  // "shimctl install /opt/rocm"
-  std::string_view comment;  // "wrap hipcc, clang, ..." ("" for none)
+  std::string_view command; // "shimctl install /opt/rocm"
+  std::string_view comment; // "wrap hipcc, clang, ..." ("" for none)
 };
 
 struct ExitCodeDoc {
-  int code;  // < 0: a note without a code
+  int code; // < 0: a note without a code
   std::string_view meaning;
 };
 
@@ -49,4 +47,4 @@ void add_help(CLI::App& app, const core::Context& context, Registry& registry);
 // (help_completion.cpp).
 [[nodiscard]] std::string completion_tables(const CLI::App& app);
 
-}  // namespace shimctl::cli
+} // namespace shimctl::cli

@@ -1,10 +1,8 @@
-#include <shimctl/cli/progress.hpp>
-
 #include <fmt/format.h>
+#include <memory>
+#include <shimctl/cli/progress.hpp>
 #include <sys/ioctl.h>
 #include <unistd.h>
-
-#include <memory>
 
 namespace shimctl::cli {
 
@@ -26,14 +24,14 @@ std::size_t terminal_width(std::FILE* out) {
   return 80;
 }
 
-}  // namespace
+} // namespace
 
 ProgressStyle progress_style(bool json) {
   return !json && ::isatty(STDERR_FILENO) ? ProgressStyle::line : ProgressStyle::quiet;
 }
 
 std::string human_bytes(std::uint64_t bytes) {
-  constexpr const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  constexpr const char* units[] = { "B", "KiB", "MiB", "GiB", "TiB" };
   auto value = static_cast<double>(bytes);
   std::size_t unit = 0;
   while (value >= 1024 && unit + 1 < std::size(units)) {
@@ -43,8 +41,10 @@ std::string human_bytes(std::uint64_t bytes) {
   return unit == 0 ? fmt::format("{} B", bytes) : fmt::format("{:.1f} {}", value, units[unit]);
 }
 
-std::string format_progress(std::string_view label, std::string_view unit,
-                            const ProgressCounts& c, double elapsed) {
+std::string format_progress(std::string_view label,
+                            std::string_view unit,
+                            const ProgressCounts& c,
+                            double elapsed) {
   std::string line(label);
   if (c.total)
     line += fmt::format("  {}/{} {}", c.done, c.total, unit);
@@ -70,9 +70,14 @@ std::string format_progress(std::string_view label, std::string_view unit,
 }
 
 Progress::Progress(std::string label, std::string unit, ProgressStyle style, std::FILE* out)
-    : label_(std::move(label)), unit_(std::move(unit)), style_(style), out_(out) {}
+  : label_(std::move(label))
+  , unit_(std::move(unit))
+  , style_(style)
+  , out_(out) {}
 
-Progress::~Progress() { finish(); }
+Progress::~Progress() {
+  finish();
+}
 
 void Progress::update(const ProgressCounts& counts) {
   counts_ = counts;
@@ -120,7 +125,7 @@ void attach_progress(core::Context& context, bool json) {
       auto& bar = *current;
       if (!bar || bar->label() != tick.what)
         bar = std::make_unique<Progress>(std::string(tick.what), std::string(tick.unit), style);
-      bar->update({tick.done, tick.total, tick.bytes, tick.total_bytes});
+      bar->update({ tick.done, tick.total, tick.bytes, tick.total_bytes });
       if (tick.total && tick.done >= tick.total)
         bar.reset();
     };
@@ -133,4 +138,4 @@ void attach_progress(core::Context& context, bool json) {
     };
 }
 
-}  // namespace shimctl::cli
+} // namespace shimctl::cli

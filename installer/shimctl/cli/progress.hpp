@@ -8,36 +8,37 @@
 //   bar.finish();   // erases the line; then print the result as usual
 #pragma once
 
-#include <shimctl/core/context.hpp>
-
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
+#include <shimctl/core/context.hpp>
 #include <string>
 #include <string_view>
 
 namespace shimctl::cli {
 
 enum class ProgressStyle {
-  line,   // one rewritten line on stderr
-  quiet,  // draw nothing
+  line,  // one rewritten line on stderr
+  quiet, // draw nothing
 };
 
 // `line` when stderr is a terminal and the command does not print JSON.
 [[nodiscard]] ProgressStyle progress_style(bool json);
 
 struct ProgressCounts {
-  std::uint64_t done = 0;         // items done (files, compiles, entries)
-  std::uint64_t total = 0;        // items in all (0: unknown)
-  std::uint64_t bytes = 0;        // bytes done (0: not measured)
-  std::uint64_t total_bytes = 0;  // bytes in all (0: unknown)
+  std::uint64_t done = 0;        // items done (files, compiles, entries)
+  std::uint64_t total = 0;       // items in all (0: unknown)
+  std::uint64_t bytes = 0;       // bytes done (0: not measured)
+  std::uint64_t total_bytes = 0; // bytes in all (0: unknown)
 };
 
 // "LABEL  12/345 UNIT  1.2/3.4 GiB  56.7 MiB/s  0:42 left" (parts without
 // data are left out); the time left comes from the byte rate when the total
 // is known, else from the item rate, and only after ELAPSED > 0.5 s.
-[[nodiscard]] std::string format_progress(std::string_view label, std::string_view unit,
-                                          const ProgressCounts& counts, double elapsed_seconds);
+[[nodiscard]] std::string format_progress(std::string_view label,
+                                          std::string_view unit,
+                                          const ProgressCounts& counts,
+                                          double elapsed_seconds);
 
 // "1.5 KiB", "230.0 MiB", "3.2 GiB".
 [[nodiscard]] std::string human_bytes(std::uint64_t bytes);
@@ -49,8 +50,12 @@ public:
   Progress(const Progress&) = delete;
   Progress& operator=(const Progress&) = delete;
 
-  [[nodiscard]] bool enabled() const { return style_ == ProgressStyle::line; }
-  [[nodiscard]] const std::string& label() const { return label_; }
+  [[nodiscard]] bool enabled() const {
+    return style_ == ProgressStyle::line;
+  }
+  [[nodiscard]] const std::string& label() const {
+    return label_;
+  }
   // Redraws at most every 100 ms, and always for the last item.
   void update(const ProgressCounts& counts);
   // Erases the line so that other output can follow; the next update redraws it.
@@ -76,4 +81,4 @@ private:
 // unless JSON, erasing the progress line first.
 void attach_progress(core::Context& context, bool json);
 
-}  // namespace shimctl::cli
+} // namespace shimctl::cli

@@ -1,6 +1,5 @@
-#include <shimctl/cli/render.hpp>
-
 #include <algorithm>
+#include <shimctl/cli/render.hpp>
 
 namespace shimctl::cli {
 
@@ -10,11 +9,21 @@ std::string verify_table(const core::VerifyReport& report) {
     subject_width = std::max(subject_width, c.subject.size());
     name_width = std::max(name_width, c.name.size());
   }
-  std::string out = fmt::format("{:<{}}  {:<{}}  {:<10}  {}\n", "subject", subject_width, "check",
-                                name_width, "result", "detail");
+  std::string out = fmt::format("{:<{}}  {:<{}}  {:<10}  {}\n",
+                                "subject",
+                                subject_width,
+                                "check",
+                                name_width,
+                                "result",
+                                "detail");
   for (const auto& c : report.checks)
-    out += fmt::format("{:<{}}  {:<{}}  {:<10}  {}\n", c.subject, subject_width, c.name, name_width,
-                       core::to_string(c.outcome), c.detail);
+    out += fmt::format("{:<{}}  {:<{}}  {:<10}  {}\n",
+                       c.subject,
+                       subject_width,
+                       c.name,
+                       name_width,
+                       core::to_string(c.outcome),
+                       c.detail);
   out += report.ok() ? "verify: all checks passed\n" : "verify: FAILED\n";
   return out;
 }
@@ -22,11 +31,11 @@ std::string verify_table(const core::VerifyReport& report) {
 nlohmann::json verify_json(const core::VerifyReport& report) {
   nlohmann::json checks = nlohmann::json::array();
   for (const auto& c : report.checks)
-    checks.push_back({{"subject", c.subject},
-                      {"check", c.name},
-                      {"result", core::to_string(c.outcome)},
-                      {"detail", c.detail}});
-  return {{"ok", report.ok()}, {"checks", checks}};
+    checks.push_back({ { "subject", c.subject },
+                       { "check", c.name },
+                       { "result", core::to_string(c.outcome) },
+                       { "detail", c.detail } });
+  return { { "ok", report.ok() }, { "checks", checks } };
 }
 
 std::string status_text(const core::StatusReport& r) {
@@ -34,17 +43,20 @@ std::string status_text(const core::StatusReport& r) {
     return fmt::format("{}: not installed (no shimctl manifest)\n", r.prefix);
   const auto& m = *r.manifest;
   std::string out = fmt::format("prefix:      {}\n", r.prefix);
-  out += fmt::format("installed:   {} by shimctl {} (layout {})\n", m.created, m.shimctl_version,
-                     m.layout);
+  out += fmt::format(
+    "installed:   {} by shimctl {} (layout {})\n", m.created, m.shimctl_version, m.layout);
   out += fmt::format("cache tool:  {} {} ({})\n", m.cache.kind, m.cache.version, m.cache.path);
   out += fmt::format("cache dir:   {}\n", r.cache_location);
   if (m.cache.remote)
-    out += fmt::format("remote:      {}{}\n", *m.cache.remote, m.cache.remote_read_only ? " (read-only)" : "");
+    out += fmt::format(
+      "remote:      {}{}\n", *m.cache.remote, m.cache.remote_read_only ? " (read-only)" : "");
   if (r.stats)
     out += fmt::format("statistics:  {} hits, {} misses\n", r.stats->hits(), r.stats->misses());
-  out += fmt::format("fingerprint: {} ({} inputs){}\n", m.fingerprint.sha256.substr(0, 16),
-                     m.fingerprint.inputs.size(),
-                     r.changed.empty() ? "" : fmt::format(", {} changed since install", r.changed.size()));
+  out += fmt::format(
+    "fingerprint: {} ({} inputs){}\n",
+    m.fingerprint.sha256.substr(0, 16),
+    m.fingerprint.inputs.size(),
+    r.changed.empty() ? "" : fmt::format(", {} changed since install", r.changed.size()));
   out += "compilers:\n";
   for (const auto& c : r.compilers)
     out += fmt::format("  {:<40} {} ({} aliases)\n", c.path, c.state, c.aliases);
@@ -54,18 +66,20 @@ std::string status_text(const core::StatusReport& r) {
 }
 
 nlohmann::json status_json(const core::StatusReport& r) {
-  nlohmann::json j{{"prefix", r.prefix}, {"installed", r.installed}};
+  nlohmann::json j{ { "prefix", r.prefix }, { "installed", r.installed } };
   if (!r.installed)
     return j;
   const auto& m = *r.manifest;
   nlohmann::json compilers = nlohmann::json::array();
   for (const auto& c : r.compilers)
-    compilers.push_back({{"path", c.path}, {"state", c.state}, {"aliases", c.aliases}});
+    compilers.push_back({ { "path", c.path }, { "state", c.state }, { "aliases", c.aliases } });
   j["compilers"] = compilers;
-  j["cache"] = {{"kind", m.cache.kind}, {"path", m.cache.path}, {"version", m.cache.version},
-                {"location", r.cache_location}};
+  j["cache"] = { { "kind", m.cache.kind },
+                 { "path", m.cache.path },
+                 { "version", m.cache.version },
+                 { "location", r.cache_location } };
   if (r.stats)
-    j["cache"]["stats"] = {{"hits", r.stats->hits()}, {"misses", r.stats->misses()}};
+    j["cache"]["stats"] = { { "hits", r.stats->hits() }, { "misses", r.stats->misses() } };
   j["fingerprint"] = m.fingerprint.sha256;
   j["changed_inputs"] = r.changed;
   j["events"] = r.events;
@@ -75,8 +89,8 @@ nlohmann::json status_json(const core::StatusReport& r) {
 nlohmann::json fingerprint_json(const core::Fingerprint& fp, const std::string& layout) {
   nlohmann::json inputs = nlohmann::json::array();
   for (const auto& in : fp.inputs)
-    inputs.push_back({{"path", in.path}, {"sha256", in.sha256}, {"size", in.size}});
-  return {{"sha256", fp.sha256}, {"cache_key", fp.cache_key(layout)}, {"inputs", inputs}};
+    inputs.push_back({ { "path", in.path }, { "sha256", in.sha256 }, { "size", in.size } });
+  return { { "sha256", fp.sha256 }, { "cache_key", fp.cache_key(layout) }, { "inputs", inputs } };
 }
 
-}  // namespace shimctl::cli
+} // namespace shimctl::cli

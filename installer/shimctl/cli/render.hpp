@@ -1,14 +1,12 @@
 // Turning reports into text for people and JSON for machines.
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <shimctl/core/fingerprint.hpp>
 #include <shimctl/core/install.hpp>
 #include <shimctl/core/rollback.hpp>
 #include <shimctl/core/status.hpp>
 #include <shimctl/core/verify.hpp>
-
-#include <nlohmann/json.hpp>
-
 #include <string>
 
 namespace shimctl::cli {
@@ -17,6 +15,7 @@ namespace shimctl::cli {
 [[nodiscard]] nlohmann::json verify_json(const core::VerifyReport& report);
 [[nodiscard]] std::string status_text(const core::StatusReport& report);
 [[nodiscard]] nlohmann::json status_json(const core::StatusReport& report);
-[[nodiscard]] nlohmann::json fingerprint_json(const core::Fingerprint& fp, const std::string& layout);
+[[nodiscard]] nlohmann::json fingerprint_json(const core::Fingerprint& fp,
+                                              const std::string& layout);
 
-}  // namespace shimctl::cli
+} // namespace shimctl::cli

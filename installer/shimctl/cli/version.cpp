@@ -1,13 +1,11 @@
 // `shimctl --version`: shimctl's version, the shim's (read from the binary's
 // embedded "@(#)shimctl-shim X" string, never by running it) and the cache
 // tool `install` would use by default.
-#include <shimctl/cli/version.hpp>
-#include <shimctl/core/cache_backend.hpp>
-
 #include <fmt/format.h>
-
 #include <fstream>
 #include <iterator>
+#include <shimctl/cli/version.hpp>
+#include <shimctl/core/cache_backend.hpp>
 
 namespace shimctl::cli {
 
@@ -31,8 +29,8 @@ std::string version_text(const core::Context& context) {
   std::string text = fmt::format("shimctl {}\n", context.version);
   auto shim = shim_version(context.shim_binary);
   text += shim.empty()
-              ? fmt::format("shim: not found at {} (reinstall shimctl)\n", context.shim_binary)
-              : fmt::format("shim: shimctl-shim {} ({})\n", shim, context.shim_binary);
+            ? fmt::format("shim: not found at {} (reinstall shimctl)\n", context.shim_binary)
+            : fmt::format("shim: shimctl-shim {} ({})\n", shim, context.shim_binary);
   auto cache = core::find_cache_tool("ccache", std::nullopt);
   text += cache ? fmt::format("cache: ccache {} ({})", cache->version, cache->path)
                 : std::string("cache: ccache not found (apt-get install ccache, or pass "
@@ -40,4 +38,4 @@ std::string version_text(const core::Context& context) {
   return text;
 }
 
-}  // namespace shimctl::cli
+} // namespace shimctl::cli

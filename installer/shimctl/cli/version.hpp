@@ -2,7 +2,6 @@
 #pragma once
 
 #include <shimctl/core/context.hpp>
-
 #include <string>
 
 namespace shimctl::cli {
@@ -17,4 +16,4 @@ namespace shimctl::cli {
 //   cache: ccache 4.7.5 (/usr/bin/ccache)       or "cache: ccache not found (...)"
 [[nodiscard]] std::string version_text(const core::Context& context);
 
-}  // namespace shimctl::cli
+} // namespace shimctl::cli

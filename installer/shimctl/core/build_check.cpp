@@ -1,12 +1,10 @@
-#include <shimctl/core/build_check.hpp>
-#include <shimctl/util/dir.hpp>
-#include <shimctl/util/sha256.hpp>
-
-#include <nlohmann/json.hpp>
-
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <nlohmann/json.hpp>
+#include <shimctl/core/build_check.hpp>
+#include <shimctl/util/dir.hpp>
+#include <shimctl/util/sha256.hpp>
 #include <sstream>
 
 namespace shimctl::core {
@@ -18,7 +16,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const std::vector<std::string> languages = {"C", "CXX", "HIP", "CUDA"};
+const std::vector<std::string> languages = { "C", "CXX", "HIP", "CUDA" };
 
 std::string read_text(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);
@@ -49,7 +47,7 @@ bool names_cache(const std::string& launcher) {
 // Per language: what runs before the compiler in each compile command seen.
 struct Seen {
   std::uint64_t sources = 0;
-  std::vector<std::string> launchers;  // one per compile rule/command; "" = none
+  std::vector<std::string> launchers; // one per compile rule/command; "" = none
 };
 
 // Splits COMMAND at the compiler path: the text before it is the launcher.
@@ -59,7 +57,7 @@ std::string launcher_before(const std::string& command, const std::string& compi
     return "";
   std::string before = command.substr(0, at);
   auto flag = before.find("--launcher=");
-  if (flag != std::string::npos) {  // $(CMAKE_COMMAND) -E __run_co_compile --launcher=X
+  if (flag != std::string::npos) { // $(CMAKE_COMMAND) -E __run_co_compile --launcher=X
     auto value = before.substr(flag + 11);
     return value.substr(0, value.find(' '));
   }
@@ -70,7 +68,8 @@ std::string launcher_before(const std::string& command, const std::string& compi
   return before;
 }
 
-void scan_ninja(const fs::path& dir, const std::map<std::string, std::string>& compilers,
+void scan_ninja(const fs::path& dir,
+                const std::map<std::string, std::string>& compilers,
                 std::map<std::string, Seen>& seen) {
   std::map<std::string, std::string> rule_language, rule_launcher;
   std::string rule;
@@ -85,7 +84,8 @@ void scan_ninja(const fs::path& dir, const std::map<std::string, std::string>& c
       if (rule.starts_with(lang + "_COMPILER__")) {
         rule_language[rule] = lang;
         auto it = compilers.find(lang);
-        rule_launcher[rule] = it == compilers.end() ? "" : launcher_before(line.substr(12), it->second);
+        rule_launcher[rule] =
+          it == compilers.end() ? "" : launcher_before(line.substr(12), it->second);
       }
     rule.clear();
   }
@@ -108,11 +108,13 @@ void scan_ninja(const fs::path& dir, const std::map<std::string, std::string>& c
   }
 }
 
-void scan_makefiles(const fs::path& dir, const std::map<std::string, std::string>& compilers,
+void scan_makefiles(const fs::path& dir,
+                    const std::map<std::string, std::string>& compilers,
                     std::map<std::string, Seen>& seen) {
   std::error_code ec;
   for (auto it = fs::recursive_directory_iterator(dir, fs::directory_options::none, ec);
-       it != fs::recursive_directory_iterator(); it.increment(ec)) {
+       it != fs::recursive_directory_iterator();
+       it.increment(ec)) {
     if (ec)
       break;
     if (it->path().filename() != "build.make")
@@ -138,7 +140,8 @@ void scan_makefiles(const fs::path& dir, const std::map<std::string, std::string
   }
 }
 
-void scan_compile_commands(const fs::path& file, const std::map<std::string, std::string>& compilers,
+void scan_compile_commands(const fs::path& file,
+                           const std::map<std::string, std::string>& compilers,
                            const std::map<std::string, std::string>& cached_launchers,
                            std::map<std::string, Seen>& seen) {
   auto j = nlohmann::json::parse(read_text(file), nullptr, false);
@@ -162,7 +165,7 @@ void scan_compile_commands(const fs::path& file, const std::map<std::string, std
   }
 }
 
-}  // namespace
+} // namespace
 
 bool BuildCheck::ok() const {
   for (const auto& l : languages)
@@ -194,7 +197,8 @@ bool is_shim_path(const Context& context, const std::string& path) {
     return true;
   if (state.empty())
     return false;
-  auto manifest = nlohmann::json::parse(read_text(fs::path(state) / "manifest.json"), nullptr, false);
+  auto manifest =
+    nlohmann::json::parse(read_text(fs::path(state) / "manifest.json"), nullptr, false);
   return manifest.is_object() && manifest.value("shim_sha256", "") == *digest;
 }
 
@@ -202,7 +206,8 @@ util::Result<BuildCheck> check_build(const Context& context, const std::string& 
   fs::path dir(build_dir);
   std::error_code ec;
   if (!fs::is_regular_file(dir / "CMakeCache.txt", ec))
-    return fail(ExitCode::usage, "{} has no CMakeCache.txt; pass a configured CMake build directory",
+    return fail(ExitCode::usage,
+                "{} has no CMakeCache.txt; pass a configured CMake build directory",
                 build_dir);
   BuildCheck check;
   check.build_dir = build_dir;
@@ -232,8 +237,10 @@ util::Result<BuildCheck> check_build(const Context& context, const std::string& 
     check.generator = "compile_commands.json";
     scan_compile_commands(dir / "compile_commands.json", compilers, cached_launchers, seen);
   } else {
-    return fail(ExitCode::usage, "{} has neither build.ninja, Makefiles nor compile_commands.json; "
-                "run the CMake configure step first", build_dir);
+    return fail(ExitCode::usage,
+                "{} has neither build.ninja, Makefiles nor compile_commands.json; "
+                "run the CMake configure step first",
+                build_dir);
   }
 
   for (const auto& lang : languages) {
@@ -258,9 +265,10 @@ util::Result<BuildCheck> check_build(const Context& context, const std::string& 
       l.cached = true;
       l.how = "shimmed compiler";
     } else {
-      l.how = l.launcher.empty()      ? "no launcher, compiler is not a shim"
-              : names_cache(l.launcher) ? "some compiles without a launcher, compiler is not a shim"
-                                        : "launcher '" + l.launcher + "' is not a cache, compiler is not a shim";
+      l.how = l.launcher.empty() ? "no launcher, compiler is not a shim"
+              : names_cache(l.launcher)
+                ? "some compiles without a launcher, compiler is not a shim"
+                : "launcher '" + l.launcher + "' is not a cache, compiler is not a shim";
     }
     check.languages.push_back(l);
   }
@@ -270,17 +278,19 @@ util::Result<BuildCheck> check_build(const Context& context, const std::string& 
         return &l;
     return nullptr;
   };
-  for (const auto* gpu : {find("HIP"), find("CUDA")}) {
+  for (const auto* gpu : { find("HIP"), find("CUDA") }) {
     const auto* cxx = find("CXX");
     if (gpu && !gpu->cached && cxx && cxx->cached && !cxx->launcher.empty())
-      check.warnings.push_back(fmt::format(
-          "CMAKE_CXX_COMPILER_LAUNCHER is set but {} sources compile without one: "
-          "configure with -DCMAKE_{}_COMPILER_LAUNCHER={}", gpu->language, gpu->language,
-          basename_of(cxx->launcher.substr(0, cxx->launcher.find_first_of(" ;")))));
+      check.warnings.push_back(
+        fmt::format("CMAKE_CXX_COMPILER_LAUNCHER is set but {} sources compile without one: "
+                    "configure with -DCMAKE_{}_COMPILER_LAUNCHER={}",
+                    gpu->language,
+                    gpu->language,
+                    basename_of(cxx->launcher.substr(0, cxx->launcher.find_first_of(" ;")))));
   }
   if (check.languages.empty())
     check.warnings.push_back("no compile commands found in the build files");
   return check;
 }
 
-}  // namespace shimctl::core
+} // namespace shimctl::core

@@ -4,29 +4,28 @@
 // compile commands actually run, and compile_commands.json when neither is there.
 #pragma once
 
+#include <cstdint>
 #include <shimctl/core/context.hpp>
 #include <shimctl/util/error.hpp>
-
-#include <cstdint>
 #include <string>
 #include <vector>
 
 namespace shimctl::core {
 
 struct LanguageCheck {
-  std::string language;  // C, CXX, HIP, CUDA
-  std::string compiler;  // CMAKE_<LANG>_COMPILER
-  std::string launcher;  // what runs before the compiler in the compile commands ("" = none)
-  std::uint64_t sources = 0;  // compiles of this language in the build files
+  std::string language;      // C, CXX, HIP, CUDA
+  std::string compiler;      // CMAKE_<LANG>_COMPILER
+  std::string launcher;      // what runs before the compiler in the compile commands ("" = none)
+  std::uint64_t sources = 0; // compiles of this language in the build files
   bool compiler_is_shim = false;
   bool cached = false;
-  std::string how;  // "launcher ccache", "shimmed compiler", or why not
+  std::string how; // "launcher ccache", "shimmed compiler", or why not
 };
 
 struct BuildCheck {
   std::string build_dir;
-  std::string generator;  // Ninja | Unix Makefiles | compile_commands.json
-  std::vector<LanguageCheck> languages;  // only languages with compiles
+  std::string generator;                // Ninja | Unix Makefiles | compile_commands.json
+  std::vector<LanguageCheck> languages; // only languages with compiles
   std::vector<std::string> warnings;
   [[nodiscard]] bool ok() const;
 };
@@ -39,4 +38,4 @@ struct BuildCheck {
 // prefix's manifest records.
 [[nodiscard]] bool is_shim_path(const Context& context, const std::string& path);
 
-}  // namespace shimctl::core
+} // namespace shimctl::core

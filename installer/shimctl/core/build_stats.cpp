@@ -1,16 +1,14 @@
-#include <shimctl/core/build_stats.hpp>
-#include <shimctl/util/dir.hpp>
-
-#include <fcntl.h>
-#include <signal.h>
-#include <spawn.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <fcntl.h>
+#include <shimctl/core/build_stats.hpp>
+#include <shimctl/util/dir.hpp>
+#include <signal.h>
+#include <spawn.h>
 #include <sstream>
+#include <sys/wait.h>
+#include <unistd.h>
 
 extern char** environ;
 
@@ -63,7 +61,7 @@ private:
   struct sigaction quit_ {};
 };
 
-}  // namespace
+} // namespace
 
 util::Result<BuildStats> measure_build(const std::vector<std::string>& argv, BuildStdout out) {
   if (argv.empty())
@@ -98,7 +96,7 @@ util::Result<BuildStats> measure_build(const std::vector<std::string>& argv, Bui
     posix_spawn_file_actions_adddup2(&actions, STDERR_FILENO, STDOUT_FILENO);
   BuildStats stats;
   {
-    SignalsIgnored ignored;  // Ctrl-C reaches the build; we stay to report and clean up
+    SignalsIgnored ignored; // Ctrl-C reaches the build; we stay to report and clean up
     pid_t pid = 0;
     int rc = ::posix_spawnp(&pid, argp[0], &actions, nullptr, argp.data(), envp.data());
     posix_spawn_file_actions_destroy(&actions);
@@ -120,4 +118,4 @@ util::Result<BuildStats> measure_build(const std::vector<std::string>& argv, Bui
   return counted;
 }
 
-}  // namespace shimctl::core
+} // namespace shimctl::core

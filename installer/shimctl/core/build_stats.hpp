@@ -3,22 +3,23 @@
 // build's alone and nobody's statistics are zeroed.
 #pragma once
 
-#include <shimctl/util/error.hpp>
-
 #include <cstdint>
 #include <map>
+#include <shimctl/util/error.hpp>
 #include <string>
 #include <vector>
 
 namespace shimctl::core {
 
 struct BuildStats {
-  int exit_code = 0;          // the build's (128+N when killed by signal N)
-  std::uint64_t calls = 0;    // ccache invocations (one record each in the log)
-  std::uint64_t hits = 0;     // direct + preprocessed hits
+  int exit_code = 0;       // the build's (128+N when killed by signal N)
+  std::uint64_t calls = 0; // ccache invocations (one record each in the log)
+  std::uint64_t hits = 0;  // direct + preprocessed hits
   std::uint64_t misses = 0;
-  std::map<std::string, std::uint64_t> uncacheable;  // called_for_link, no_input_file, ...
-  [[nodiscard]] std::uint64_t compiles() const { return hits + misses; }
+  std::map<std::string, std::uint64_t> uncacheable; // called_for_link, no_input_file, ...
+  [[nodiscard]] std::uint64_t compiles() const {
+    return hits + misses;
+  }
   [[nodiscard]] double hit_rate() const {
     return compiles() ? static_cast<double>(hits) / static_cast<double>(compiles()) : 0.0;
   }
@@ -33,4 +34,4 @@ enum class BuildStdout { inherit, to_stderr };
 [[nodiscard]] util::Result<BuildStats> measure_build(const std::vector<std::string>& argv,
                                                      BuildStdout out);
 
-}  // namespace shimctl::core
+} // namespace shimctl::core

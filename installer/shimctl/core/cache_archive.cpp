@@ -1,8 +1,7 @@
+#include <archive.h>
 #include <shimctl/core/cache_archive.hpp>
 #include <shimctl/core/cache_backend.hpp>
 #include <shimctl/core/shim_config.hpp>
-
-#include <archive.h>
 
 namespace shimctl::core {
 
@@ -23,15 +22,15 @@ std::string archive_error(archive* a) {
 }
 
 nlohmann::json to_json(const ArchiveHeader& h) {
-  return {{"format", h.format},
-          {"fingerprint", h.fingerprint},
-          {"cache_key", h.cache_key},
-          {"cache_tool", h.cache_tool},
-          {"cache_version", h.cache_version},
-          {"shimctl_version", h.shimctl_version},
-          {"created", h.created},
-          {"entries", h.entries},
-          {"bytes", h.bytes}};
+  return { { "format", h.format },
+           { "fingerprint", h.fingerprint },
+           { "cache_key", h.cache_key },
+           { "cache_tool", h.cache_tool },
+           { "cache_version", h.cache_version },
+           { "shimctl_version", h.shimctl_version },
+           { "created", h.created },
+           { "entries", h.entries },
+           { "bytes", h.bytes } };
 }
 
 util::Result<ArchiveHeader> parse_archive_header(const std::string& text) {
@@ -58,13 +57,17 @@ util::Result<ArchiveHeader> parse_archive_header(const std::string& text) {
     return fail(ExitCode::usage, "its {} has no format number", archive_header_name);
   h.format = format->get<int>();
   if (h.format != archive_format_version)
-    return fail(ExitCode::usage, "its format {} is not {} (made by another shimctl version)",
-                h.format, archive_format_version);
+    return fail(ExitCode::usage,
+                "its format {} is not {} (made by another shimctl version)",
+                h.format,
+                archive_format_version);
   if (!text_field("fingerprint", h.fingerprint) || !text_field("cache_key", h.cache_key) ||
       !text_field("cache_tool", h.cache_tool) || !text_field("cache_version", h.cache_version) ||
       !count_field("entries", h.entries) || !count_field("bytes", h.bytes))
-    return fail(ExitCode::usage, "its {} lacks a field (fingerprint, cache_key, cache_tool, "
-                "cache_version, entries, bytes)", archive_header_name);
+    return fail(ExitCode::usage,
+                "its {} lacks a field (fingerprint, cache_key, cache_tool, "
+                "cache_version, entries, bytes)",
+                archive_header_name);
   (void)text_field("shimctl_version", h.shimctl_version);
   (void)text_field("created", h.created);
   return h;
@@ -72,20 +75,25 @@ util::Result<ArchiveHeader> parse_archive_header(const std::string& text) {
 
 util::Result<CacheTarget> cache_target(const Context& context, const CacheArchiveOptions& options) {
   TRY_ASSIGN(auto session, open_session(context, options.prefix, options.session));
-  CacheTarget target{std::move(session), {}, {}};
+  CacheTarget target{ std::move(session), {}, {} };
   if (!target.session.manifest)
-    return fail(ExitCode::not_installed, "{} is not installed; run 'shimctl install {}' first",
-                target.session.prefix, target.session.prefix);
+    return fail(ExitCode::not_installed,
+                "{} is not installed; run 'shimctl install {}' first",
+                target.session.prefix,
+                target.session.prefix);
   const auto& m = *target.session.manifest;
   if (m.cache.kind != "ccache")
-    return fail(ExitCode::usage, "{} uses {}: cache archives hold ccache caches only",
-                target.session.prefix, m.cache.kind);
+    return fail(ExitCode::usage,
+                "{} uses {}: cache archives hold ccache caches only",
+                target.session.prefix,
+                m.cache.kind);
   util::RunOptions run;
   run.env = tool_environment(shim_environment(m.cache, m.fingerprint.sha256, identity_paths(m)));
   target.cache_dir = cache_location(m.cache, run);
   if (target.cache_dir.empty() || target.cache_dir.front() != '/')
     return fail("cannot tell where {} keeps its cache ('{} --get-config cache_dir' failed)",
-                m.cache.path, m.cache.path);
+                m.cache.path,
+                m.cache.path);
   auto& h = target.identity;
   h.fingerprint = m.fingerprint.sha256;
   h.cache_key = m.fingerprint.cache_key(m.layout);
@@ -95,4 +103,4 @@ util::Result<CacheTarget> cache_target(const Context& context, const CacheArchiv
   return target;
 }
 
-}  // namespace shimctl::core
+} // namespace shimctl::core

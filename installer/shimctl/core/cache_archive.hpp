@@ -10,15 +10,13 @@
 //                           a missing trailer means a truncated archive.
 #pragma once
 
-#include <shimctl/core/context.hpp>
-#include <shimctl/core/session.hpp>
-#include <shimctl/util/error.hpp>
-
-#include <nlohmann/json.hpp>
-
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <nlohmann/json.hpp>
+#include <shimctl/core/context.hpp>
+#include <shimctl/core/session.hpp>
+#include <shimctl/util/error.hpp>
 #include <string>
 
 struct archive;
@@ -31,9 +29,9 @@ inline constexpr int archive_format_version = 1;
 
 struct ArchiveHeader {
   int format = archive_format_version;
-  std::string fingerprint;  // the manifest's toolchain fingerprint (SHA-256)
-  std::string cache_key;    // `shimctl cache-key`
-  std::string cache_tool;   // ccache
+  std::string fingerprint; // the manifest's toolchain fingerprint (SHA-256)
+  std::string cache_key;   // `shimctl cache-key`
+  std::string cache_tool;  // ccache
   std::string cache_version;
   std::string shimctl_version;
   std::string created;
@@ -46,22 +44,22 @@ struct ArchiveHeader {
 
 // (files done, bytes done, files total, bytes total); totals are 0 when unknown.
 using ArchiveProgress =
-    std::function<void(std::uint64_t, std::uint64_t, std::uint64_t, std::uint64_t)>;
+  std::function<void(std::uint64_t, std::uint64_t, std::uint64_t, std::uint64_t)>;
 
 struct CacheArchiveOptions {
   std::string file;
   std::string prefix;
-  bool force = false;  // import: accept another toolchain's archive
+  bool force = false; // import: accept another toolchain's archive
   SessionOptions session;
   ArchiveProgress progress;
 };
 
 struct CacheArchiveResult {
-  ArchiveHeader header;     // the archive's header
+  ArchiveHeader header; // the archive's header
   std::string cache_dir;
   std::string installed_key;  // the prefix's cache key
-  std::uint64_t imported = 0;  // import: entries moved into the cache
-  std::uint64_t kept = 0;      // import: entries already in the cache (left as they were)
+  std::uint64_t imported = 0; // import: entries moved into the cache
+  std::uint64_t kept = 0;     // import: entries already in the cache (left as they were)
   bool mismatch_forced = false;
 };
 
@@ -83,7 +81,7 @@ using WriteArchive = std::unique_ptr<archive, ArchiveWriteFree>;
 
 // The installed prefix's cache: its directory and the header fields that name the toolchain.
 struct CacheTarget {
-  Session session;  // holds the prefix lock while the archive is read or written
+  Session session; // holds the prefix lock while the archive is read or written
   std::string cache_dir;
   ArchiveHeader identity;
 };
@@ -93,4 +91,4 @@ struct CacheTarget {
 // libarchive's last error text for A.
 [[nodiscard]] std::string archive_error(archive* a);
 
-}  // namespace shimctl::core
+} // namespace shimctl::core

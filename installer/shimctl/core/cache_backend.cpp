@@ -1,9 +1,7 @@
+#include <cstdlib>
+#include <nlohmann/json.hpp>
 #include <shimctl/core/cache_backend.hpp>
 #include <shimctl/core/sccache_server.hpp>
-
-#include <nlohmann/json.hpp>
-
-#include <cstdlib>
 #include <sstream>
 
 namespace shimctl::core {
@@ -27,7 +25,7 @@ std::string join(const std::vector<std::string>& items, char separator) {
   return out;
 }
 
-}  // namespace
+} // namespace
 
 util::Result<CacheSettings> find_cache_tool(const std::string& kind,
                                             const std::optional<std::string>& path) {
@@ -35,12 +33,16 @@ util::Result<CacheSettings> find_cache_tool(const std::string& kind,
     return fail(ExitCode::usage, "--cache: unknown cache tool '{}'; use ccache or sccache", kind);
   std::string found = path ? *path : util::find_in_path(kind);
   if (found.empty())
-    return fail(ExitCode::usage, "{} not found in PATH; install it (apt-get install {}) or pass --cache-tool PATH",
-                kind, kind);
+    return fail(ExitCode::usage,
+                "{} not found in PATH; install it (apt-get install {}) or pass --cache-tool PATH",
+                kind,
+                kind);
   TRY_ASSIGN(auto absolute, util::real_path(found));
-  auto version = util::run({absolute, "--version"});
+  auto version = util::run({ absolute, "--version" });
   if (!version || !version->ok())
-    return fail(ExitCode::usage, "{} does not run ({}); reinstall it", absolute,
+    return fail(ExitCode::usage,
+                "{} does not run ({}); reinstall it",
+                absolute,
                 version ? first_line(version->err) : version.error().message);
   CacheSettings settings;
   settings.kind = kind;
@@ -51,7 +53,8 @@ util::Result<CacheSettings> find_cache_tool(const std::string& kind,
   return settings;
 }
 
-ShimEnvironment shim_environment(const CacheSettings& settings, const std::string& fingerprint,
+ShimEnvironment shim_environment(const CacheSettings& settings,
+                                 const std::string& fingerprint,
                                  const std::vector<std::string>& identity_files) {
   ShimEnvironment env;
   auto& d = env.defaults;
@@ -133,10 +136,11 @@ std::uint64_t CacheStats::misses() const {
   return get("cache_miss") + get("cache_misses");
 }
 
-util::Result<CacheStats> read_stats(const CacheSettings& settings, const util::RunOptions& options) {
+util::Result<CacheStats> read_stats(const CacheSettings& settings,
+                                    const util::RunOptions& options) {
   CacheStats stats;
   if (settings.kind == "ccache") {
-    TRY_ASSIGN(auto r, util::run({settings.path, "--print-stats"}, options));
+    TRY_ASSIGN(auto r, util::run({ settings.path, "--print-stats" }, options));
     if (!r.ok())
       return fail("{} --print-stats failed: {}", settings.path, first_line(r.err));
     std::istringstream in(r.out);
@@ -146,7 +150,8 @@ util::Result<CacheStats> read_stats(const CacheSettings& settings, const util::R
       stats.counters[name] = value;
     return stats;
   }
-  TRY_ASSIGN(auto r, util::run({settings.path, "--show-stats", "--stats-format", "json"}, options));
+  TRY_ASSIGN(auto r,
+             util::run({ settings.path, "--show-stats", "--stats-format", "json" }, options));
   if (!r.ok())
     return fail("{} --show-stats failed: {}", settings.path, first_line(r.err));
   auto j = nlohmann::json::parse(r.out, nullptr, false);
@@ -161,12 +166,15 @@ util::Result<CacheStats> read_stats(const CacheSettings& settings, const util::R
     return total;
   };
   const auto& s = j.at("stats");
-  stats.counters["cache_hits"] = sum(s.value("cache_hits", nlohmann::json::object()).value("counts", nlohmann::json::object()));
-  stats.counters["cache_misses"] = sum(s.value("cache_misses", nlohmann::json::object()).value("counts", nlohmann::json::object()));
+  stats.counters["cache_hits"] =
+    sum(s.value("cache_hits", nlohmann::json::object()).value("counts", nlohmann::json::object()));
+  stats.counters["cache_misses"] = sum(
+    s.value("cache_misses", nlohmann::json::object()).value("counts", nlohmann::json::object()));
   stats.counters["compile_requests"] = s.value("compile_requests", 0ULL);
   stats.counters["requests_not_cacheable"] = s.value("requests_not_cacheable", 0ULL);
   // sccache 0.4: why calls were not cached ({"-x": 2, "unknown source language": 1}).
-  for (auto name : {"requests_unsupported_compiler", "non_cacheable_compilations", "compile_fails"})
+  for (auto name :
+       { "requests_unsupported_compiler", "non_cacheable_compilations", "compile_fails" })
     stats.counters[name] = s.value(name, 0ULL);
   if (auto reasons = s.find("not_cached"); reasons != s.end() && reasons->is_object())
     for (const auto& [reason, count] : reasons->items())
@@ -177,7 +185,7 @@ util::Result<CacheStats> read_stats(const CacheSettings& settings, const util::R
 
 std::string cache_location(const CacheSettings& settings, const util::RunOptions& options) {
   if (settings.kind == "ccache") {
-    auto r = util::run({settings.path, "--get-config", "cache_dir"}, options);
+    auto r = util::run({ settings.path, "--get-config", "cache_dir" }, options);
     if (r && r->ok())
       return first_line(r->out);
     return "?";
@@ -190,4 +198,4 @@ std::string cache_location(const CacheSettings& settings, const util::RunOptions
   return dir ? dir : fmt::format("{}/.cache/sccache", home ? home : "~");
 }
 
-}  // namespace shimctl::core
+} // namespace shimctl::core

@@ -2,20 +2,19 @@
 // them, the environment the shim gives them, and reading their statistics.
 #pragma once
 
+#include <map>
+#include <optional>
 #include <shimctl/core/manifest.hpp>
 #include <shimctl/util/error.hpp>
 #include <shimctl/util/process.hpp>
-
-#include <map>
-#include <optional>
 #include <string>
 #include <vector>
 
 namespace shimctl::core {
 
 struct ShimEnvironment {
-  std::vector<std::string> defaults;  // NAME=VALUE, applied where NAME is unset
-  std::vector<std::string> appends;   // NAME=VALUE, appended with ':' to NAME
+  std::vector<std::string> defaults; // NAME=VALUE, applied where NAME is unset
+  std::vector<std::string> appends;  // NAME=VALUE, appended with ':' to NAME
 };
 
 // Finds the tool (`kind` in PATH unless PATH_OVERRIDE) and reads its version.
@@ -34,7 +33,7 @@ struct ShimEnvironment {
 // shim (ccache -s, sccache --show-stats): the shim's defaults, with the
 // caller's own settings taking precedence.
 [[nodiscard]] std::map<std::string, std::optional<std::string>> tool_environment(
-    const ShimEnvironment& env);
+  const ShimEnvironment& env);
 
 // Counters of the cache the tool uses under ENV: hits, misses and so on.
 struct CacheStats {
@@ -50,4 +49,4 @@ struct CacheStats {
 [[nodiscard]] std::string cache_location(const CacheSettings& settings,
                                          const util::RunOptions& options);
 
-}  // namespace shimctl::core
+} // namespace shimctl::core

@@ -1,18 +1,16 @@
 // `shimctl cache export FILE`: header, the travelling entries, the SHA-256 trailer; written to
 // a temporary file beside FILE and renamed over it only when complete.
+#include <archive.h>
+#include <archive_entry.h>
+#include <cerrno>
+#include <ctime>
+#include <fcntl.h>
 #include <shimctl/core/cache_archive.hpp>
 #include <shimctl/core/cache_tree.hpp>
 #include <shimctl/core/manifest.hpp>
 #include <shimctl/util/sha256.hpp>
-
-#include <archive.h>
-#include <archive_entry.h>
-#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-#include <cerrno>
-#include <ctime>
 
 namespace shimctl::core {
 
@@ -22,27 +20,36 @@ using util::fail;
 namespace {
 
 struct EntryFree {
-  void operator()(archive_entry* e) const { archive_entry_free(e); }
+  void operator()(archive_entry* e) const {
+    archive_entry_free(e);
+  }
 };
 using Entry = std::unique_ptr<archive_entry, EntryFree>;
 
 class Fd {
 public:
-  explicit Fd(int fd) : fd_(fd) {}
+  explicit Fd(int fd)
+    : fd_(fd) {}
   ~Fd() {
     if (fd_ >= 0)
       ::close(fd_);
   }
   Fd(const Fd&) = delete;
   Fd& operator=(const Fd&) = delete;
-  [[nodiscard]] int get() const { return fd_; }
-  [[nodiscard]] int release() { return std::exchange(fd_, -1); }
+  [[nodiscard]] int get() const {
+    return fd_;
+  }
+  [[nodiscard]] int release() {
+    return std::exchange(fd_, -1);
+  }
 
 private:
   int fd_;
 };
 
-util::Status write_entry_header(archive* a, const std::string& name, std::uint64_t size,
+util::Status write_entry_header(archive* a,
+                                const std::string& name,
+                                std::uint64_t size,
                                 std::time_t mtime) {
   Entry entry(archive_entry_new());
   archive_entry_set_pathname(entry.get(), name.c_str());
@@ -67,14 +74,16 @@ util::Status write_small(archive* a, std::string_view name, const std::string& c
 }
 
 // Streams one cache file into the archive; returns its SHA-256, or "" if it vanished.
-util::Result<std::string> write_file(archive* a, const util::Dir& root, const TreeFile& file,
+util::Result<std::string> write_file(archive* a,
+                                     const util::Dir& root,
+                                     const TreeFile& file,
                                      std::uint64_t& bytes_done) {
   auto [dir_path, name] = util::split_relative(file.relative);
   TRY_ASSIGN(auto dir, root.open_relative(dir_path));
   Fd fd(::openat(dir.fd(), name.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC));
   if (fd.get() < 0) {
     if (errno == ENOENT)
-      return std::string();  // evicted by ccache since the walk
+      return std::string(); // evicted by ccache since the walk
     return fail("cannot read {}: {}", dir.path_of(name), util::errno_text(errno));
   }
   struct stat st {};
@@ -102,7 +111,7 @@ util::Result<std::string> write_file(archive* a, const util::Dir& root, const Tr
   return hash.hex_digest();
 }
 
-}  // namespace
+} // namespace
 
 util::Result<CacheArchiveResult> export_cache(const Context& context,
                                               const CacheArchiveOptions& options) {
@@ -138,11 +147,11 @@ util::Result<CacheArchiveResult> export_cache(const Context& context,
     return fail(ExitCode::usage, "'{}' does not name a file", options.file);
   auto tmp_name = "." + out_name + ".shimctl-tmp";
   TRY(out_dir.remove(tmp_name));
-  Fd out(::openat(out_dir.fd(), tmp_name.c_str(),
-                  O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644));
+  Fd out(::openat(
+    out_dir.fd(), tmp_name.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644));
   if (out.get() < 0)
-    return fail(ExitCode::usage, "cannot write {}: {}", out_dir.path_of(tmp_name),
-                util::errno_text(errno));
+    return fail(
+      ExitCode::usage, "cannot write {}: {}", out_dir.path_of(tmp_name), util::errno_text(errno));
   auto abandon = [&](util::Error e) -> util::Result<CacheArchiveResult> {
     (void)out_dir.remove(tmp_name);
     return std::unexpected(std::move(e));
@@ -152,8 +161,8 @@ util::Result<CacheArchiveResult> export_cache(const Context& context,
   if (!a || archive_write_add_filter_zstd(a.get()) != ARCHIVE_OK ||
       archive_write_set_format_pax_restricted(a.get()) != ARCHIVE_OK ||
       archive_write_open_fd(a.get(), out.get()) != ARCHIVE_OK)
-    return abandon({fmt::format("cannot start a zstd tar archive: {}",
-                                a ? archive_error(a.get()) : "out of memory")});
+    return abandon({ fmt::format("cannot start a zstd tar archive: {}",
+                                 a ? archive_error(a.get()) : "out of memory") });
 
   std::string trailer;
   std::uint64_t done = 0, bytes_done = 0;
@@ -179,12 +188,12 @@ util::Result<CacheArchiveResult> export_cache(const Context& context,
     return abandon(ok.error());
   a.reset();
   if (::close(out.release()) != 0)
-    return abandon({fmt::format("cannot write {}: {}", file, util::errno_text(errno))});
+    return abandon({ fmt::format("cannot write {}: {}", file, util::errno_text(errno)) });
   if (auto moved = out_dir.rename(tmp_name, out_name); !moved)
     return abandon(moved.error());
   TRY(out_dir.sync());
-  result.header.entries = done;  // entries evicted during the export are not in the archive
+  result.header.entries = done; // entries evicted during the export are not in the archive
   return result;
 }
 
-}  // namespace shimctl::core
+} // namespace shimctl::core

@@ -2,21 +2,19 @@
 // every entry into a private directory beside the cache directory (same filesystem), checks
 // each path, type and SHA-256 against the trailer, and only then renames the files into the
 // cache one by one. Until that last phase the cache directory is not touched.
+#include <archive.h>
+#include <archive_entry.h>
+#include <cerrno>
+#include <fcntl.h>
+#include <linux/fs.h>
+#include <map>
 #include <shimctl/core/cache_archive.hpp>
 #include <shimctl/core/cache_tree.hpp>
 #include <shimctl/util/sha256.hpp>
-
-#include <archive.h>
-#include <archive_entry.h>
-#include <fcntl.h>
-#include <linux/fs.h>
+#include <sstream>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
-
-#include <cerrno>
-#include <map>
-#include <sstream>
 
 namespace shimctl::core {
 
@@ -50,11 +48,12 @@ util::Result<std::string> checked_path(archive_entry* entry) {
     return fail(ExitCode::usage, "an entry has no readable path");
   std::string path = raw;
   if (archive_entry_hardlink(entry))
-    return fail(ExitCode::usage, "entry '{}' is a hard link; archives hold regular files only", path);
+    return fail(
+      ExitCode::usage, "entry '{}' is a hard link; archives hold regular files only", path);
   auto type = archive_entry_filetype(entry);
   if (type == AE_IFLNK)
-    return fail(ExitCode::usage, "entry '{}' is a symbolic link; archives hold regular files only",
-                path);
+    return fail(
+      ExitCode::usage, "entry '{}' is a symbolic link; archives hold regular files only", path);
   if (!path.empty() && path.front() == '/')
     return fail(ExitCode::usage, "entry '{}' is an absolute path", path);
   while (path.starts_with("./"))
@@ -69,21 +68,27 @@ util::Result<std::string> checked_path(archive_entry* entry) {
   if (type == AE_IFDIR)
     return path;
   if (type != AE_IFREG)
-    return fail(ExitCode::usage, "entry '{}' is a device, fifo or socket; archives hold regular "
-                "files only", raw);
+    return fail(ExitCode::usage,
+                "entry '{}' is a device, fifo or socket; archives hold regular "
+                "files only",
+                raw);
   if (!travels(path))
-    return fail(ExitCode::usage, "entry '{}' is not a cache entry (ccache's config, stats, lock "
-                "and temporary files never travel)", raw);
+    return fail(ExitCode::usage,
+                "entry '{}' is not a cache entry (ccache's config, stats, lock "
+                "and temporary files never travel)",
+                raw);
   return path;
 }
 
 // Writes the current entry's data to STAGE/PATH; returns its SHA-256.
-util::Result<std::string> extract_file(archive* a, const util::Dir& stage, const std::string& path,
+util::Result<std::string> extract_file(archive* a,
+                                       const util::Dir& stage,
+                                       const std::string& path,
                                        std::uint64_t& bytes_done) {
   auto [dir_path, name] = util::split_relative(path);
   TRY_ASSIGN(auto dir, make_dirs(stage, dir_path));
-  int fd = ::openat(dir.fd(), name.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-                    0666);
+  int fd =
+    ::openat(dir.fd(), name.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
   if (fd < 0 && errno == EEXIST)
     return fail(ExitCode::usage, "entry '{}' appears twice", path);
   if (fd < 0)
@@ -135,14 +140,17 @@ util::Result<std::map<std::string, std::string>> parse_trailer(const std::string
 }
 
 struct Staged {
-  std::map<std::string, std::string> sums;  // path -> SHA-256 as extracted
+  std::map<std::string, std::string> sums; // path -> SHA-256 as extracted
   std::map<std::string, std::string> trailer;
   bool trailer_seen = false;
 };
 
 // Reads every entry after the header into STAGE.
-util::Status extract_all(archive* a, const util::Dir& stage, const CacheArchiveOptions& options,
-                         const ArchiveHeader& header, Staged& staged) {
+util::Status extract_all(archive* a,
+                         const util::Dir& stage,
+                         const CacheArchiveOptions& options,
+                         const ArchiveHeader& header,
+                         Staged& staged) {
   std::uint64_t bytes_done = 0;
   archive_entry* entry = nullptr;
   while (true) {
@@ -173,41 +181,52 @@ util::Status extract_all(archive* a, const util::Dir& stage, const CacheArchiveO
   if (!staged.trailer_seen)
     return fail(ExitCode::usage, "it ends before its {} (truncated?)", archive_trailer_name);
   if (staged.trailer.size() != staged.sums.size())
-    return fail(ExitCode::usage, "it holds {} entries but its {} lists {}", staged.sums.size(),
-                archive_trailer_name, staged.trailer.size());
+    return fail(ExitCode::usage,
+                "it holds {} entries but its {} lists {}",
+                staged.sums.size(),
+                archive_trailer_name,
+                staged.trailer.size());
   for (const auto& [path, digest] : staged.sums) {
     auto it = staged.trailer.find(path);
     if (it == staged.trailer.end())
       return fail(ExitCode::usage, "entry '{}' is not in its {}", path, archive_trailer_name);
     if (it->second != digest)
-      return fail(ExitCode::usage, "entry '{}' is damaged (SHA-256 differs from its {})", path,
+      return fail(ExitCode::usage,
+                  "entry '{}' is damaged (SHA-256 differs from its {})",
+                  path,
                   archive_trailer_name);
   }
   return {};
 }
 
 // Moves each staged file into the cache; an entry already there is left alone.
-util::Status move_into(const util::Dir& stage, const util::Dir& cache, const Staged& staged,
+util::Status move_into(const util::Dir& stage,
+                       const util::Dir& cache,
+                       const Staged& staged,
                        CacheArchiveResult& result) {
   for (const auto& [path, digest] : staged.sums) {
     (void)digest;
     auto [dir_path, name] = util::split_relative(path);
     TRY_ASSIGN(auto from, stage.open_relative(dir_path));
     TRY_ASSIGN(auto to, make_dirs(cache, dir_path));
-    if (::syscall(SYS_renameat2, from.fd(), name.c_str(), to.fd(), name.c_str(),
-                  RENAME_NOREPLACE) == 0) {
+    if (::syscall(
+          SYS_renameat2, from.fd(), name.c_str(), to.fd(), name.c_str(), RENAME_NOREPLACE) == 0) {
       ++result.imported;
     } else if (errno == EEXIST) {
       ++result.kept;
     } else {
-      return fail("cannot move {} into {}: {} ({} of {} entries imported)", path, cache.path(),
-                  util::errno_text(errno), result.imported, staged.sums.size());
+      return fail("cannot move {} into {}: {} ({} of {} entries imported)",
+                  path,
+                  cache.path(),
+                  util::errno_text(errno),
+                  result.imported,
+                  staged.sums.size());
     }
   }
   return {};
 }
 
-}  // namespace
+} // namespace
 
 util::Result<CacheArchiveResult> import_cache(const Context& context,
                                               const CacheArchiveOptions& options) {
@@ -216,7 +235,10 @@ util::Result<CacheArchiveResult> import_cache(const Context& context,
   result.cache_dir = target.cache_dir;
   result.installed_key = target.identity.cache_key;
   auto bad = [&](const util::Error& e) {
-    return fail(e.code, "archive {}: {}; the cache in {} is unchanged", options.file, e.message,
+    return fail(e.code,
+                "archive {}: {}; the cache in {} is unchanged",
+                options.file,
+                e.message,
                 target.cache_dir);
   };
 
@@ -226,17 +248,17 @@ util::Result<CacheArchiveResult> import_cache(const Context& context,
   archive_read_support_filter_zstd(a.get());
   archive_read_support_format_tar(a.get());
   if (archive_read_open_filename(a.get(), options.file.c_str(), 1 << 16) != ARCHIVE_OK)
-    return bad({fmt::format("cannot read it: {}", archive_error(a.get())), ExitCode::usage});
+    return bad({ fmt::format("cannot read it: {}", archive_error(a.get())), ExitCode::usage });
 
   archive_entry* entry = nullptr;
   if (archive_read_next_header(a.get(), &entry) != ARCHIVE_OK)
-    return bad({fmt::format("not a shimctl cache archive ({})", archive_error(a.get())),
-                ExitCode::usage});
+    return bad(
+      { fmt::format("not a shimctl cache archive ({})", archive_error(a.get())), ExitCode::usage });
   const char* first = archive_entry_pathname(entry);
   if (!first || first != archive_header_name || archive_entry_filetype(entry) != AE_IFREG)
-    return bad({fmt::format("not a shimctl cache archive (its first entry is not {})",
-                            archive_header_name),
-                ExitCode::usage});
+    return bad(
+      { fmt::format("not a shimctl cache archive (its first entry is not {})", archive_header_name),
+        ExitCode::usage });
   auto header_text = read_small(a.get(), std::string(archive_header_name));
   if (!header_text)
     return bad(header_text.error());
@@ -245,21 +267,27 @@ util::Result<CacheArchiveResult> import_cache(const Context& context,
     return bad(header.error());
   result.header = *header;
   if (header->cache_tool != target.identity.cache_tool)
-    return bad({fmt::format("it holds a {} cache; {} uses {}", header->cache_tool,
-                            target.session.prefix, target.identity.cache_tool),
-                ExitCode::usage});
+    return bad({ fmt::format("it holds a {} cache; {} uses {}",
+                             header->cache_tool,
+                             target.session.prefix,
+                             target.identity.cache_tool),
+                 ExitCode::usage });
   if (header->fingerprint != target.identity.fingerprint) {
     if (!options.force)
       return fail("archive {} is for toolchain {} but {} is {}: its entries could never hit; "
-                  "pass --force to import anyway", options.file, header->cache_key,
-                  target.session.prefix, target.identity.cache_key);
+                  "pass --force to import anyway",
+                  options.file,
+                  header->cache_key,
+                  target.session.prefix,
+                  target.identity.cache_key);
     result.mismatch_forced = true;
   }
 
   // Stage beside the cache directory: same filesystem, so the final renames are atomic.
   // A cache directory reached through a symlink is staged beside its real location.
   auto real_cache = util::real_path(target.cache_dir);
-  auto [parent_path, cache_name] = util::split_relative(real_cache ? *real_cache : target.cache_dir);
+  auto [parent_path, cache_name] =
+    util::split_relative(real_cache ? *real_cache : target.cache_dir);
   TRY_ASSIGN(auto parent, open_or_create(parent_path.empty() ? "/" : parent_path));
   TRY_ASSIGN(auto stage_name, make_private_dir(parent, "import-" + cache_name));
   auto cleanup = [&] { (void)remove_tree(parent, stage_name); };
@@ -286,4 +314,4 @@ util::Result<CacheArchiveResult> import_cache(const Context& context,
   return result;
 }
 
-}  // namespace shimctl::core
+} // namespace shimctl::core

@@ -1,10 +1,8 @@
-#include <shimctl/core/cache_tree.hpp>
-
-#include <sys/stat.h>
-
 #include <algorithm>
 #include <cerrno>
 #include <random>
+#include <shimctl/core/cache_tree.hpp>
+#include <sys/stat.h>
 
 namespace shimctl::core {
 
@@ -27,20 +25,20 @@ util::Status walk(const util::Dir& dir, const std::string& relative, std::vector
     auto child = relative.empty() ? name : relative + "/" + name;
     TRY_ASSIGN(auto st, dir.stat(name));
     if (!st)
-      continue;  // removed meanwhile (ccache evicting)
+      continue; // removed meanwhile (ccache evicting)
     if (st->kind == util::FileKind::directory) {
       if (relative.empty() && !(name.size() == 1 && is_hex_digit(name[0])))
-        continue;  // tmp/ and anything else that is not a cache level
+        continue; // tmp/ and anything else that is not a cache level
       TRY_ASSIGN(auto sub, dir.open_relative(name));
       TRY(walk(sub, child, out));
     } else if (st->kind == util::FileKind::file && travels(child)) {
-      out.push_back({child, st->size});
+      out.push_back({ child, st->size });
     }
   }
   return {};
 }
 
-}  // namespace
+} // namespace
 
 bool travels(std::string_view relative) {
   if (!util::is_clean_relative(relative))
@@ -51,15 +49,16 @@ bool travels(std::string_view relative) {
   auto name = relative.substr(relative.rfind('/') + 1);
   if (relative.find("/.") != std::string_view::npos)
     return false;
-  return name != "stats" && name != "CACHEDIR.TAG" && !ends_with(name, ".lock") && !ends_with(name, ".alive") &&
-         name.find(".tmp") == std::string_view::npos;
+  return name != "stats" && name != "CACHEDIR.TAG" && !ends_with(name, ".lock") &&
+         !ends_with(name, ".alive") && name.find(".tmp") == std::string_view::npos;
 }
 
 util::Result<std::vector<TreeFile>> cache_files(const util::Dir& root) {
   std::vector<TreeFile> files;
   TRY(walk(root, "", files));
-  std::sort(files.begin(), files.end(),
-            [](const TreeFile& a, const TreeFile& b) { return a.relative < b.relative; });
+  std::sort(files.begin(), files.end(), [](const TreeFile& a, const TreeFile& b) {
+    return a.relative < b.relative;
+  });
   return files;
 }
 
@@ -114,7 +113,7 @@ util::Status remove_tree(const util::Dir& parent, const std::string& name) {
 }
 
 util::Result<std::string> make_private_dir(const util::Dir& parent, std::string_view tag) {
-  static std::mt19937_64 rng{std::random_device{}()};
+  static std::mt19937_64 rng{ std::random_device{}() };
   for (int attempt = 0; attempt < 16; ++attempt) {
     auto name = fmt::format(".shimctl-{}.{:012x}", tag, rng() & 0xffffffffffffULL);
     TRY_ASSIGN(auto st, parent.stat(name));
@@ -126,4 +125,4 @@ util::Result<std::string> make_private_dir(const util::Dir& parent, std::string_
   return fail("cannot create a private directory in {}", parent.path());
 }
 
-}  // namespace shimctl::core
+} // namespace shimctl::core

@@ -4,10 +4,9 @@
 // symlink below the cache directory).
 #pragma once
 
+#include <cstdint>
 #include <shimctl/util/dir.hpp>
 #include <shimctl/util/error.hpp>
-
-#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -45,4 +44,4 @@ struct TreeFile {
 [[nodiscard]] util::Result<std::string> make_private_dir(const util::Dir& parent,
                                                          std::string_view tag);
 
-}  // namespace shimctl::core
+} // namespace shimctl::core

@@ -1,11 +1,9 @@
-#include <shimctl/core/context.hpp>
-#include <shimctl/core/version.hpp>
-
-#include <unistd.h>
-
 #include <climits>
 #include <cstdlib>
 #include <filesystem>
+#include <shimctl/core/context.hpp>
+#include <shimctl/core/version.hpp>
+#include <unistd.h>
 
 namespace shimctl::core {
 
@@ -30,7 +28,7 @@ std::string first_existing(const std::vector<fs::path>& candidates) {
   return candidates.front().string();
 }
 
-}  // namespace
+} // namespace
 
 Context locate_context() {
   Context context;
@@ -39,14 +37,14 @@ Context locate_context() {
   if (const char* shim = std::getenv("SHIMCTL_SHIM"))
     context.shim_binary = shim;
   else
-    context.shim_binary = first_existing({dir / "../libexec/shimctl/shimctl-shim",
-                                          dir / "../shim/shimctl-shim"});
+    context.shim_binary =
+      first_existing({ dir / "../libexec/shimctl/shimctl-shim", dir / "../shim/shimctl-shim" });
   if (const char* data = std::getenv("SHIMCTL_DATA_DIR"))
     context.layouts_dir = fs::path(data) / "layouts";
   else
-    context.layouts_dir = first_existing({dir / "../share/shimctl/layouts",
-                                          fs::path(shimctl_source_dir) / "manifests/layouts"});
+    context.layouts_dir = first_existing(
+      { dir / "../share/shimctl/layouts", fs::path(shimctl_source_dir) / "manifests/layouts" });
   return context;
 }
 
-}  // namespace shimctl::core
+} // namespace shimctl::core

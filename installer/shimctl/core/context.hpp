@@ -11,20 +11,20 @@ namespace shimctl::core {
 
 // Counted progress of a long step (fingerprinting, verification compiles).
 struct Tick {
-  std::string_view what;          // "fingerprinting", "verifying"
-  std::string_view unit;          // what DONE counts: "files", "compilers"
+  std::string_view what; // "fingerprinting", "verifying"
+  std::string_view unit; // what DONE counts: "files", "compilers"
   std::uint64_t done = 0;
   std::uint64_t total = 0;
-  std::uint64_t bytes = 0;        // 0: not measured
-  std::uint64_t total_bytes = 0;  // 0: unknown
+  std::uint64_t bytes = 0;       // 0: not measured
+  std::uint64_t total_bytes = 0; // 0: unknown
 };
 
 struct Context {
-  std::string shim_binary;  // the shim to install
-  std::string layouts_dir;  // manifests/layouts
-  std::string version;      // shimctl's version
+  std::string shim_binary; // the shim to install
+  std::string layouts_dir; // manifests/layouts
+  std::string version;     // shimctl's version
   std::function<void(const std::string&)> progress = [](const std::string&) {};
-  std::function<void(const Tick&)> meter = [](const Tick&) {};  // the CLI draws it on a terminal
+  std::function<void(const Tick&)> meter = [](const Tick&) {}; // the CLI draws it on a terminal
 };
 
 // Finds the shim and the layout files relative to the running executable
@@ -32,4 +32,4 @@ struct Context {
 // SHIMCTL_DATA_DIR override.
 [[nodiscard]] Context locate_context();
 
-}  // namespace shimctl::core
+} // namespace shimctl::core

@@ -1,10 +1,8 @@
-#include <shimctl/core/discovery.hpp>
-
-#include <sys/stat.h>
-
 #include <algorithm>
 #include <filesystem>
 #include <set>
+#include <shimctl/core/discovery.hpp>
+#include <sys/stat.h>
 #include <system_error>
 
 namespace shimctl::core {
@@ -25,11 +23,13 @@ util::Result<std::string> canonical_prefix(const std::string& prefix) {
   std::error_code ec;
   auto status = fs::status(prefix, ec);
   if (ec || !fs::exists(status))
-    return fail(ExitCode::usage, "prefix {} does not exist; name the toolchain's root, e.g. /opt/rocm",
+    return fail(ExitCode::usage,
+                "prefix {} does not exist; name the toolchain's root, e.g. /opt/rocm",
                 prefix);
   if (!fs::is_directory(status))
     return fail(ExitCode::usage,
-                "prefix {} is not a directory; name the toolchain's root, e.g. /opt/rocm", prefix);
+                "prefix {} is not a directory; name the toolchain's root, e.g. /opt/rocm",
+                prefix);
   return util::real_path(prefix);
 }
 
@@ -57,17 +57,19 @@ std::vector<Alias> list_symlinks(const std::string& prefix) {
     if (entry.is_symlink(ec)) {
       auto target = fs::read_symlink(entry.path(), ec);
       if (!ec)
-        links.push_back({entry.path().lexically_relative(prefix).string(), target.string()});
+        links.push_back({ entry.path().lexically_relative(prefix).string(), target.string() });
       ec.clear();
     }
   }
-  std::sort(links.begin(), links.end(), [](const Alias& a, const Alias& b) { return a.path < b.path; });
+  std::sort(
+    links.begin(), links.end(), [](const Alias& a, const Alias& b) { return a.path < b.path; });
   return links;
 }
 
 namespace {
 
-const Layout* select_layout(const std::string& prefix, const std::vector<Layout>& layouts,
+const Layout* select_layout(const std::string& prefix,
+                            const std::vector<Layout>& layouts,
                             const DiscoveryOptions& options) {
   for (const auto& layout : layouts) {
     if (options.layout_name) {
@@ -99,22 +101,26 @@ std::string known_layouts(const std::vector<Layout>& layouts) {
   return names;
 }
 
-}  // namespace
+} // namespace
 
-util::Result<Toolchain> discover(const std::string& prefix_arg, const std::vector<Layout>& layouts,
+util::Result<Toolchain> discover(const std::string& prefix_arg,
+                                 const std::vector<Layout>& layouts,
                                  const DiscoveryOptions& options) {
   TRY_ASSIGN(auto prefix, canonical_prefix(prefix_arg));
   const Layout* layout = select_layout(prefix, layouts, options);
   if (!layout && options.layout_name)
-    return fail(ExitCode::usage, "unknown layout '{}'; known layouts: {}", *options.layout_name,
+    return fail(ExitCode::usage,
+                "unknown layout '{}'; known layouts: {}",
+                *options.layout_name,
                 known_layouts(layouts));
   if (!layout)
     return fail(ExitCode::usage,
                 "no known compilers in {} (looked for the layouts {}); name a toolchain root such "
                 "as /opt/rocm or /usr/local/cuda",
-                prefix, known_layouts(layouts));
+                prefix,
+                known_layouts(layouts));
 
-  Toolchain toolchain{prefix, *layout, {}, {}};
+  Toolchain toolchain{ prefix, *layout, {}, {} };
   std::set<std::string> seen;
   for (const auto& spec : layout->compilers) {
     if (!wanted(spec, options))
@@ -125,7 +131,7 @@ util::Result<Toolchain> discover(const std::string& prefix_arg, const std::vecto
     auto resolved = resolve_within(prefix, spec.path);
     if (!resolved) {
       toolchain.notes.push_back(
-          fmt::format("skipped {}: it resolves outside the prefix (or nowhere)", spec.path));
+        fmt::format("skipped {}: it resolves outside the prefix (or nowhere)", spec.path));
       continue;
     }
     struct stat st {};
@@ -143,17 +149,21 @@ util::Result<Toolchain> discover(const std::string& prefix_arg, const std::vecto
   }
   if (!options.compilers.empty()) {
     for (const auto& name : options.compilers) {
-      bool found = std::any_of(layout->compilers.begin(), layout->compilers.end(),
-                               [&](const CompilerSpec& s) {
-                                 return util::split_relative(s.path).second == name;
-                               });
+      bool found =
+        std::any_of(layout->compilers.begin(), layout->compilers.end(), [&](const CompilerSpec& s) {
+          return util::split_relative(s.path).second == name;
+        });
       if (!found)
-        return fail(ExitCode::usage, "--compilers: '{}' is not a compiler of the {} layout", name,
+        return fail(ExitCode::usage,
+                    "--compilers: '{}' is not a compiler of the {} layout",
+                    name,
                     layout->name);
     }
   }
   if (toolchain.targets.empty())
-    return fail(ExitCode::usage, "no known compilers in {} (layout {}); nothing to wrap", prefix,
+    return fail(ExitCode::usage,
+                "no known compilers in {} (layout {}); nothing to wrap",
+                prefix,
                 layout->name);
 
   for (const auto& link : list_symlinks(prefix)) {
@@ -168,4 +178,4 @@ util::Result<Toolchain> discover(const std::string& prefix_arg, const std::vecto
   return toolchain;
 }
 
-}  // namespace shimctl::core
+} // namespace shimctl::core

@@ -1,11 +1,9 @@
+#include <algorithm>
+#include <glob.h>
+#include <set>
 #include <shimctl/core/fingerprint.hpp>
 #include <shimctl/util/sha256.hpp>
-
-#include <glob.h>
 #include <sys/stat.h>
-
-#include <algorithm>
-#include <set>
 #include <utility>
 
 namespace shimctl::core {
@@ -32,7 +30,7 @@ std::vector<std::string> identity_files(const std::string& prefix,
         if (::stat(match.c_str(), &st) != 0 || !S_ISREG(st.st_mode))
           continue;
         if (!resolved) {
-          files.insert(relative);  // a file outside the prefix, named by its link here
+          files.insert(relative); // a file outside the prefix, named by its link here
           continue;
         }
         bool is_wrapped = std::find(wrapped.begin(), wrapped.end(), *resolved) != wrapped.end();
@@ -41,7 +39,7 @@ std::vector<std::string> identity_files(const std::string& prefix,
     }
     ::globfree(&g);
   }
-  return {files.begin(), files.end()};
+  return { files.begin(), files.end() };
 }
 
 std::string combine_inputs(const std::vector<IdentityInput>& inputs) {
@@ -69,9 +67,9 @@ std::string combine_inputs(const std::vector<IdentityInput>& inputs) {
 }
 
 FingerprintProgress fingerprint_meter(const Context& context) {
-  return [&context](std::size_t done, std::size_t total, std::uint64_t bytes,
-                    std::uint64_t total_bytes) {
-    context.meter({"fingerprinting", "files", done, total, bytes, total_bytes});
+  return [&context](
+           std::size_t done, std::size_t total, std::uint64_t bytes, std::uint64_t total_bytes) {
+    context.meter({ "fingerprinting", "files", done, total, bytes, total_bytes });
   };
 }
 
@@ -102,7 +100,7 @@ util::Result<Fingerprint> compute_fingerprint(const std::string& prefix,
     if (::stat(full.c_str(), &st) != 0)
       return util::fail("toolchain file {} disappeared while fingerprinting", full);
     TRY_ASSIGN(auto digest, util::sha256_file(full));
-    fp.inputs.push_back({relative, digest, static_cast<std::uint64_t>(st.st_size)});
+    fp.inputs.push_back({ relative, digest, static_cast<std::uint64_t>(st.st_size) });
     bytes += static_cast<std::uint64_t>(st.st_size);
     if (progress)
       progress(i + 1, files.size(), bytes, std::max(bytes, total_bytes));
@@ -111,4 +109,4 @@ util::Result<Fingerprint> compute_fingerprint(const std::string& prefix,
   return fp;
 }
 
-}  // namespace shimctl::core
+} // namespace shimctl::core

@@ -3,25 +3,24 @@
 // version files), as listed by the layout's identity patterns.
 #pragma once
 
+#include <functional>
 #include <shimctl/core/context.hpp>
 #include <shimctl/core/discovery.hpp>
 #include <shimctl/util/error.hpp>
-
-#include <functional>
 #include <string>
 #include <vector>
 
 namespace shimctl::core {
 
 struct IdentityInput {
-  std::string path;  // relative to the prefix; a wrapped compiler is named by its .real
+  std::string path; // relative to the prefix; a wrapped compiler is named by its .real
   std::string sha256;
   std::uint64_t size = 0;
   bool operator==(const IdentityInput&) const = default;
 };
 
 struct Fingerprint {
-  std::string sha256;  // combine_inputs(inputs)
+  std::string sha256; // combine_inputs(inputs)
   std::vector<IdentityInput> inputs;
 
   // A short stable key for CI caches: "<layout>-<first 16 hex digits>".
@@ -37,20 +36,21 @@ struct Fingerprint {
 
 // Progress callback: (files done, files total, bytes done, bytes total).
 using FingerprintProgress =
-    std::function<void(std::size_t, std::size_t, std::uint64_t, std::uint64_t)>;
+  std::function<void(std::size_t, std::size_t, std::uint64_t, std::uint64_t)>;
 
 // A FingerprintProgress that reports to CONTEXT.meter as "fingerprinting".
 [[nodiscard]] FingerprintProgress fingerprint_meter(const Context& context);
 
 // Hashes the files. With BEFORE_INSTALL, a ".real" name that does not exist
 // yet is read from the original (the same bytes it will hold).
-[[nodiscard]] util::Result<Fingerprint> compute_fingerprint(const std::string& prefix,
-                                                            const std::vector<std::string>& files,
-                                                            bool before_install,
-                                                            const FingerprintProgress& progress = {});
+[[nodiscard]] util::Result<Fingerprint> compute_fingerprint(
+  const std::string& prefix,
+  const std::vector<std::string>& files,
+  bool before_install,
+  const FingerprintProgress& progress = {});
 
 // SHA-256 over the (path, sha256) pairs sorted by path; a wrapped compiler's
 // ".real" path counts under the compiler's own name.
 [[nodiscard]] std::string combine_inputs(const std::vector<IdentityInput>& inputs);
 
-}  // namespace shimctl::core
+} // namespace shimctl::core

@@ -1,15 +1,15 @@
+#include <algorithm>
 #include <shimctl/core/adopt.hpp>
 #include <shimctl/core/discovery.hpp>
 #include <shimctl/core/identity.hpp>
-
-#include <algorithm>
 
 namespace shimctl::core {
 
 using util::ExitCode;
 using util::fail;
 
-util::Result<Identity> current_identity(const Context& context, const std::string& prefix,
+util::Result<Identity> current_identity(const Context& context,
+                                        const std::string& prefix,
                                         const SessionOptions& session_options) {
   TRY_ASSIGN(auto layouts, load_layouts(context.layouts_dir));
   TRY_ASSIGN(auto session, open_session(context, prefix, session_options));
@@ -23,33 +23,37 @@ util::Result<Identity> current_identity(const Context& context, const std::strin
       if (l.name == session.manifest->layout)
         layout = &l;
     if (!layout)
-      return fail(ExitCode::corrupt, "the manifest names an unknown layout '{}'",
-                  session.manifest->layout);
-    Identity id{layout->name, {}};
+      return fail(
+        ExitCode::corrupt, "the manifest names an unknown layout '{}'", session.manifest->layout);
+    Identity id{ layout->name, {} };
     auto files = identity_files(session.prefix, layout->identity, wrapped);
-    TRY_ASSIGN(id.fingerprint, compute_fingerprint(session.prefix, files, false,
-                                                    fingerprint_meter(context)));
+    TRY_ASSIGN(id.fingerprint,
+               compute_fingerprint(session.prefix, files, false, fingerprint_meter(context)));
     return id;
   }
   TRY_ASSIGN(auto toolchain, discover(session.prefix, layouts, {}));
   for (const auto& t : toolchain.targets)
     wrapped.push_back(t.path);
-  Identity id{toolchain.layout.name, {}};
+  Identity id{ toolchain.layout.name, {} };
   auto files = identity_files(session.prefix, toolchain.layout.identity, wrapped);
-  TRY_ASSIGN(id.fingerprint, compute_fingerprint(session.prefix, files, before_install,
-                                                  fingerprint_meter(context)));
+  TRY_ASSIGN(
+    id.fingerprint,
+    compute_fingerprint(session.prefix, files, before_install, fingerprint_meter(context)));
   return id;
 }
 
-util::Result<Identity> refresh(const Context& context, const std::string& prefix,
+util::Result<Identity> refresh(const Context& context,
+                               const std::string& prefix,
                                const SessionOptions& session_options) {
   TRY_ASSIGN(auto session, open_session(context, prefix, session_options));
   if (!session.manifest)
-    return fail(ExitCode::not_installed, "{} is not installed; run 'shimctl install {}' first",
-                session.prefix, session.prefix);
+    return fail(ExitCode::not_installed,
+                "{} is not installed; run 'shimctl install {}' first",
+                session.prefix,
+                session.prefix);
   Manifest updated = *session.manifest;
   TRY(rewrite_identity(context, session, {}, updated));
-  return Identity{updated.layout, updated.fingerprint};
+  return Identity{ updated.layout, updated.fingerprint };
 }
 
-}  // namespace shimctl::core
+} // namespace shimctl::core

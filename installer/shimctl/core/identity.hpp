@@ -4,7 +4,6 @@
 #include <shimctl/core/context.hpp>
 #include <shimctl/core/fingerprint.hpp>
 #include <shimctl/core/session.hpp>
-
 #include <string>
 
 namespace shimctl::core {
@@ -19,7 +18,8 @@ struct Identity {
                                                       const SessionOptions& session);
 
 // `shimctl refresh`: records the toolchain's current identity.
-[[nodiscard]] util::Result<Identity> refresh(const Context& context, const std::string& prefix,
+[[nodiscard]] util::Result<Identity> refresh(const Context& context,
+                                             const std::string& prefix,
                                              const SessionOptions& session);
 
-}  // namespace shimctl::core
+} // namespace shimctl::core

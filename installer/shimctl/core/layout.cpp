@@ -1,9 +1,7 @@
+#include <algorithm>
+#include <nlohmann/json.hpp>
 #include <shimctl/core/layout.hpp>
 #include <shimctl/util/dir.hpp>
-
-#include <nlohmann/json.hpp>
-
-#include <algorithm>
 
 namespace shimctl::core {
 
@@ -12,12 +10,12 @@ using util::fail;
 
 std::string to_string(VerifyKind kind) {
   switch (kind) {
-  case VerifyKind::hip:
-    return "hip";
-  case VerifyKind::c_cxx:
-    return "c-cxx";
-  case VerifyKind::cuda:
-    return "cuda";
+    case VerifyKind::hip:
+      return "hip";
+    case VerifyKind::c_cxx:
+      return "c-cxx";
+    case VerifyKind::cuda:
+      return "cuda";
   }
   return "?";
 }
@@ -29,8 +27,8 @@ util::Result<CompilerSpec> parse_compiler(const nlohmann::json& j, const std::st
   spec.path = j.at("path").get<std::string>();
   spec.family = j.at("family").get<std::string>();
   if (!util::is_clean_relative(spec.path))
-    return fail(ExitCode::corrupt, "{}: compiler path '{}' is not a clean relative path", origin,
-                spec.path);
+    return fail(
+      ExitCode::corrupt, "{}: compiler path '{}' is not a clean relative path", origin, spec.path);
   auto handling = j.at("name_handling").get<std::string>();
   if (handling == "sibling")
     spec.name_handling = NameHandling::sibling;
@@ -50,7 +48,7 @@ util::Result<CompilerSpec> parse_compiler(const nlohmann::json& j, const std::st
   return spec;
 }
 
-}  // namespace
+} // namespace
 
 util::Result<Layout> parse_layout(const std::string& json_text, const std::string& origin) {
   auto j = nlohmann::json::parse(json_text, nullptr, false);
@@ -86,11 +84,12 @@ util::Result<std::vector<Layout>> load_layouts(const std::string& dir) {
     TRY_ASSIGN(auto layout, parse_layout(text, d.path_of(name)));
     layouts.push_back(std::move(layout));
   }
-  std::stable_sort(layouts.begin(), layouts.end(),
-                   [](const Layout& a, const Layout& b) { return a.priority < b.priority; });
+  std::stable_sort(layouts.begin(), layouts.end(), [](const Layout& a, const Layout& b) {
+    return a.priority < b.priority;
+  });
   if (layouts.empty())
     return fail(ExitCode::corrupt, "no toolchain layout files in {}; reinstall shimctl", dir);
   return layouts;
 }
 
-}  // namespace shimctl::core
+} // namespace shimctl::core

@@ -3,7 +3,6 @@
 #pragma once
 
 #include <shimctl/util/error.hpp>
-
 #include <string>
 #include <vector>
 
@@ -11,15 +10,15 @@ namespace shimctl::core {
 
 // How the original keeps behaving as itself once it lives under NAME.real.
 enum class NameHandling {
-  sibling,  // finds its siblings from its own directory (hipcc, nvcc)
-  argv0,    // reads its mode from argv[0] (clang): the shim passes argv[0] unchanged
+  sibling, // finds its siblings from its own directory (hipcc, nvcc)
+  argv0,   // reads its mode from argv[0] (clang): the shim passes argv[0] unchanged
 };
 
 enum class VerifyKind { hip, c_cxx, cuda };
 
 struct CompilerSpec {
-  std::string path;    // relative to the prefix
-  std::string family;  // hipcc | clang | nvcc
+  std::string path;   // relative to the prefix
+  std::string family; // hipcc | clang | nvcc
   NameHandling name_handling = NameHandling::sibling;
   VerifyKind verify = VerifyKind::c_cxx;
 };
@@ -27,10 +26,10 @@ struct CompilerSpec {
 struct Layout {
   std::string name;
   std::string description;
-  int priority = 50;  // detection order: lower first (a more specific layout)
-  std::vector<std::string> detect;    // relative paths; any present selects the layout
+  int priority = 50;               // detection order: lower first (a more specific layout)
+  std::vector<std::string> detect; // relative paths; any present selects the layout
   std::vector<CompilerSpec> compilers;
-  std::vector<std::string> identity;  // relative glob patterns of the fingerprint inputs
+  std::vector<std::string> identity; // relative glob patterns of the fingerprint inputs
 };
 
 [[nodiscard]] util::Result<Layout> parse_layout(const std::string& json_text,
@@ -40,4 +39,4 @@ struct Layout {
 
 [[nodiscard]] std::string to_string(VerifyKind kind);
 
-}  // namespace shimctl::core
+} // namespace shimctl::core

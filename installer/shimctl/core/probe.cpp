@@ -13,17 +13,20 @@ void replace_all(std::string& text, const std::string& from, const std::string& 
     text.replace(pos, from.size(), to);
 }
 
-}  // namespace
+} // namespace
 
-util::Result<std::string> job_list(const std::string& prefix, const std::string& invoked,
-                                   const std::string& real_exe, const std::string& original_exe) {
+util::Result<std::string> job_list(const std::string& prefix,
+                                   const std::string& invoked,
+                                   const std::string& real_exe,
+                                   const std::string& original_exe) {
   TRY_ASSIGN(auto scratch, ScratchDir::create("probe"));
   TRY(scratch.write("probe.cpp", "int main() { return 0; }\n"));
   util::RunOptions options;
   options.cwd = scratch.path();
   options.env["SHIMCTL_DISABLE"] = std::nullopt;
-  TRY_ASSIGN(auto r, util::run({prefix + "/" + invoked, "-###", "-c", "probe.cpp", "-o", "probe.o"},
-                               options));
+  TRY_ASSIGN(
+    auto r,
+    util::run({ prefix + "/" + invoked, "-###", "-c", "probe.cpp", "-o", "probe.o" }, options));
   std::string text = fmt::format("exit {}\n{}", r.exit_code, r.err);
   replace_all(text, real_exe, original_exe);
   replace_all(text, scratch.path(), "$SCRATCH");
@@ -41,4 +44,4 @@ util::Result<std::map<std::string, std::string>> record_job_lists(const std::str
   return lists;
 }
 
-}  // namespace shimctl::core
+} // namespace shimctl::core

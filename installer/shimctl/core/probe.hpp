@@ -2,10 +2,9 @@
 // driver mode, config file, resource dir and target a name leads to.
 #pragma once
 
+#include <map>
 #include <shimctl/core/discovery.hpp>
 #include <shimctl/util/error.hpp>
-
-#include <map>
 #include <string>
 
 namespace shimctl::core {
@@ -20,6 +19,7 @@ namespace shimctl::core {
 
 // Job lists of a target and each of its aliases, before wrapping.
 [[nodiscard]] util::Result<std::map<std::string, std::string>> record_job_lists(
-    const std::string& prefix, const WrapTarget& target);
+  const std::string& prefix,
+  const WrapTarget& target);
 
-}  // namespace shimctl::core
+} // namespace shimctl::core

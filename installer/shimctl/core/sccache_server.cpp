@@ -4,8 +4,10 @@
 namespace shimctl::core {
 
 std::uint16_t sccache_server_port(const CacheSettings& settings) {
-  auto key = fmt::format("dir={}\nsize={}\nremote={}\nread-only={}\n", settings.dir.value_or(""),
-                         settings.max_size.value_or(""), settings.remote.value_or(""),
+  auto key = fmt::format("dir={}\nsize={}\nremote={}\nread-only={}\n",
+                         settings.dir.value_or(""),
+                         settings.max_size.value_or(""),
+                         settings.remote.value_or(""),
                          settings.remote_read_only ? 1 : 0);
   auto digest = util::sha256_hex(key);
   auto value = std::stoul(digest.substr(0, 8), nullptr, 16);
@@ -19,7 +21,8 @@ util::Status check_sccache_remote(const CacheSettings& settings) {
     return util::fail(util::ExitCode::usage,
                       "--remote {}: sccache {} stores remotely only in Redis (redis://HOST:PORT); "
                       "use --cache ccache for http:// storage",
-                      *settings.remote, settings.version);
+                      *settings.remote,
+                      settings.version);
   if (settings.remote_read_only)
     return util::fail(util::ExitCode::usage,
                       "--remote-read-only: sccache {} has no read-only mode for Redis and would "
@@ -28,4 +31,4 @@ util::Status check_sccache_remote(const CacheSettings& settings) {
   return {};
 }
 
-}  // namespace shimctl::core
+} // namespace shimctl::core

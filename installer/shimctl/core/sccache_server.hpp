@@ -5,10 +5,9 @@
 // never hands its compiles to a server started with another cache.
 #pragma once
 
+#include <cstdint>
 #include <shimctl/core/manifest.hpp>
 #include <shimctl/util/error.hpp>
-
-#include <cstdint>
 #include <string>
 
 namespace shimctl::core {
@@ -24,4 +23,4 @@ inline constexpr std::uint16_t sccache_port_count = 20000;
 // (no WebDAV/HTTP backend), and no read-only Redis (it would write).
 [[nodiscard]] util::Status check_sccache_remote(const CacheSettings& settings);
 
-}  // namespace shimctl::core
+} // namespace shimctl::core

@@ -1,10 +1,8 @@
-#include <shimctl/core/scratch.hpp>
-
-#include <stdlib.h>
-
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <shimctl/core/scratch.hpp>
+#include <stdlib.h>
 
 namespace shimctl::core {
 
@@ -16,7 +14,8 @@ util::Result<ScratchDir> ScratchDir::create(std::string_view purpose) {
   return ScratchDir(pattern);
 }
 
-ScratchDir::ScratchDir(ScratchDir&& other) noexcept : path_(std::exchange(other.path_, "")) {}
+ScratchDir::ScratchDir(ScratchDir&& other) noexcept
+  : path_(std::exchange(other.path_, "")) {}
 
 ScratchDir::~ScratchDir() {
   if (!path_.empty()) {
@@ -37,4 +36,4 @@ util::Status ScratchDir::write(std::string_view name, std::string_view content) 
   return {};
 }
 
-}  // namespace shimctl::core
+} // namespace shimctl::core

@@ -2,7 +2,6 @@
 #pragma once
 
 #include <shimctl/util/error.hpp>
-
 #include <string>
 #include <string_view>
 
@@ -16,13 +15,16 @@ public:
   ScratchDir(const ScratchDir&) = delete;
   ~ScratchDir();
 
-  [[nodiscard]] const std::string& path() const { return path_; }
+  [[nodiscard]] const std::string& path() const {
+    return path_;
+  }
   [[nodiscard]] std::string file(std::string_view name) const;
   [[nodiscard]] util::Status write(std::string_view name, std::string_view content) const;
 
 private:
-  explicit ScratchDir(std::string path) : path_(std::move(path)) {}
+  explicit ScratchDir(std::string path)
+    : path_(std::move(path)) {}
   std::string path_;
 };
 
-}  // namespace shimctl::core
+} // namespace shimctl::core

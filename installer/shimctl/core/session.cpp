@@ -1,11 +1,9 @@
+#include <algorithm>
 #include <shimctl/core/discovery.hpp>
 #include <shimctl/core/session.hpp>
 #include <shimctl/core/transaction.hpp>
 #include <shimctl/util/sha256.hpp>
-
 #include <sys/stat.h>
-
-#include <algorithm>
 
 namespace shimctl::core {
 
@@ -36,12 +34,17 @@ util::Result<std::optional<Manifest>> load_manifest(const util::Dir& prefix_dir,
   TRY_ASSIGN(auto text, state->read_file(manifest_file, 16 << 20));
   auto manifest = parse_manifest(text, prefix);
   if (!manifest)
-    return fail(ExitCode::corrupt, "{}: {}; nothing was changed (restore the file, or remove it "
-                "and the shims by hand)", state->path_of(manifest_file), manifest.error().message);
+    return fail(ExitCode::corrupt,
+                "{}: {}; nothing was changed (restore the file, or remove it "
+                "and the shims by hand)",
+                state->path_of(manifest_file),
+                manifest.error().message);
   if (auto paths = check_manifest_paths(prefix_dir, *manifest); !paths)
-    return fail(ExitCode::corrupt, "{}: {}; nothing was changed", state->path_of(manifest_file),
+    return fail(ExitCode::corrupt,
+                "{}: {}; nothing was changed",
+                state->path_of(manifest_file),
                 paths.error().message);
-  return std::optional<Manifest>{std::move(*manifest)};
+  return std::optional<Manifest>{ std::move(*manifest) };
 }
 
 namespace {
@@ -63,20 +66,25 @@ util::Result<bool> lock_state(Session& session, const SessionOptions& options) {
   while (true) {
     TRY_ASSIGN(auto state_stat, session.dir.stat(state_dir_name));
     if (state_stat && state_stat->kind != util::FileKind::directory)
-      return fail(ExitCode::corrupt, "{}/{} is not a directory; move it away", session.prefix,
+      return fail(ExitCode::corrupt,
+                  "{}/{} is not a directory; move it away",
+                  session.prefix,
                   state_dir_name);
     if (!state_stat) {
       if (!options.create_state)
         return false;
       if (auto made = session.dir.make_dir(state_dir_name, 0755); !made)
-        return fail(ExitCode::usage, "cannot write to {}: {}; run as the toolchain's owner",
-                    session.prefix, made.error().message);
+        return fail(ExitCode::usage,
+                    "cannot write to {}: {}; run as the toolchain's owner",
+                    session.prefix,
+                    made.error().message);
     }
     TRY_ASSIGN(auto state, session.dir.open_relative(state_dir_name));
     std::optional<std::chrono::milliseconds> left;
     if (options.wait)
-      left = std::max(std::chrono::milliseconds(0),
-                      std::chrono::duration_cast<std::chrono::milliseconds>(deadline - clock::now()));
+      left =
+        std::max(std::chrono::milliseconds(0),
+                 std::chrono::duration_cast<std::chrono::milliseconds>(deadline - clock::now()));
     auto lock = util::FileLock::acquire(state, lock_file, left);
     if (still_linked(session.dir, state)) {
       if (!lock)
@@ -89,9 +97,10 @@ util::Result<bool> lock_state(Session& session, const SessionOptions& options) {
   }
 }
 
-}  // namespace
+} // namespace
 
-util::Result<Session> open_session(const Context& context, const std::string& prefix_arg,
+util::Result<Session> open_session(const Context& context,
+                                   const std::string& prefix_arg,
                                    const SessionOptions& options) {
   Session session;
   TRY_ASSIGN(session.prefix, canonical_prefix(prefix_arg));
@@ -106,13 +115,19 @@ util::Result<Session> open_session(const Context& context, const std::string& pr
     context.progress("recovered: " + session.recovered);
   TRY_ASSIGN(session.manifest, load_manifest(session.dir, session.prefix));
   if (session.manifest) {
-    auto shim = check_manifest_shim(session.dir, *session.manifest,
-                                    util::sha256_hex(session.shim_bytes), session.shim_bytes.size());
+    auto shim = check_manifest_shim(session.dir,
+                                    *session.manifest,
+                                    util::sha256_hex(session.shim_bytes),
+                                    session.shim_bytes.size());
     if (!shim)
-      return fail(ExitCode::corrupt, "{}/{}/{}: {}; nothing was changed (restore the manifest)",
-                  session.prefix, state_dir_name, manifest_file, shim.error().message);
+      return fail(ExitCode::corrupt,
+                  "{}/{}/{}: {}; nothing was changed (restore the manifest)",
+                  session.prefix,
+                  state_dir_name,
+                  manifest_file,
+                  shim.error().message);
   }
   return session;
 }
 
-}  // namespace shimctl::core
+} // namespace shimctl::core

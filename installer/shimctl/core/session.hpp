@@ -2,29 +2,28 @@
 // recovery of an interrupted transaction, and the manifest if installed.
 #pragma once
 
+#include <chrono>
+#include <optional>
 #include <shimctl/core/context.hpp>
 #include <shimctl/core/manifest.hpp>
 #include <shimctl/util/dir.hpp>
 #include <shimctl/util/lock.hpp>
-
-#include <chrono>
-#include <optional>
 #include <string>
 
 namespace shimctl::core {
 
 struct SessionOptions {
-  std::optional<std::chrono::milliseconds> wait;  // --wait
-  bool create_state = false;                      // install creates PREFIX/.shimctl
+  std::optional<std::chrono::milliseconds> wait; // --wait
+  bool create_state = false;                     // install creates PREFIX/.shimctl
 };
 
 struct Session {
-  std::string prefix;  // canonical
+  std::string prefix; // canonical
   util::Dir dir;
   std::optional<util::FileLock> lock;
   std::optional<Manifest> manifest;
   std::string shim_bytes;
-  std::string recovered;  // what recovery did, or ""
+  std::string recovered; // what recovery did, or ""
 };
 
 // Opens PREFIX, takes its lock, finishes any interrupted transaction and
@@ -41,4 +40,4 @@ struct Session {
 [[nodiscard]] util::Result<std::optional<Manifest>> load_manifest(const util::Dir& prefix_dir,
                                                                   const std::string& prefix);
 
-}  // namespace shimctl::core
+} // namespace shimctl::core

@@ -1,11 +1,9 @@
+#include <cerrno>
+#include <grp.h>
 #include <shimctl/core/shared_cache.hpp>
 #include <shimctl/util/dir.hpp>
-
-#include <grp.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-#include <cerrno>
 #include <vector>
 
 namespace shimctl::core {
@@ -26,7 +24,8 @@ util::Result<gid_t> group_id(const std::string& name) {
     return fail(ExitCode::usage,
                 "--group: no group named '{}'; create it (groupadd {}) and add the users who "
                 "share the cache, or name an existing group",
-                name, name);
+                name,
+                name);
   return found->gr_gid;
 }
 
@@ -40,7 +39,9 @@ util::Status refuse_world_writable(const std::string& dir, mode_t mode) {
               "entries that other users' builds would link; use a directory only the group can "
               "write (shimctl creates it as {} with --group), or pass --allow-world-writable to "
               "accept that risk",
-              dir, octal(mode), octal(shared_cache_mode));
+              dir,
+              octal(mode),
+              octal(shared_cache_mode));
 }
 
 // Brings the open directory DIR to group GID with the setgid and group bits.
@@ -49,16 +50,22 @@ util::Status fix_up(const util::Dir& dir, const struct stat& st, gid_t gid, Shar
   if (st.st_gid == gid && (st.st_mode & 07777) == wanted)
     return {};
   if (st.st_gid != gid && ::fchown(dir.fd(), static_cast<uid_t>(-1), gid) != 0)
-    return fail(ExitCode::usage, "cannot give {} to group {}: {}; run as its owner or as root",
-                dir.path(), gid, util::errno_text(errno));
+    return fail(ExitCode::usage,
+                "cannot give {} to group {}: {}; run as its owner or as root",
+                dir.path(),
+                gid,
+                util::errno_text(errno));
   if (::fchmod(dir.fd(), wanted) != 0)
-    return fail(ExitCode::usage, "cannot set mode {} on {}: {}; run as its owner or as root",
-                octal(wanted), dir.path(), util::errno_text(errno));
+    return fail(ExitCode::usage,
+                "cannot set mode {} on {}: {}; run as its owner or as root",
+                octal(wanted),
+                dir.path(),
+                util::errno_text(errno));
   out.action = fmt::format("set {} to group {}, mode {}", dir.path(), gid, octal(wanted));
   return dir.sync();
 }
 
-}  // namespace
+} // namespace
 
 util::Result<SharedCache> prepare_shared_cache(const SharedCacheRequest& request) {
   SharedCache out;
@@ -74,8 +81,10 @@ util::Result<SharedCache> prepare_shared_cache(const SharedCacheRequest& request
     absolute.pop_back();
   // ccache's storage list separates entries by spaces and attributes by '|'.
   if (absolute.find_first_of(" \t\n|") != std::string::npos)
-    return fail(ExitCode::usage, "--shared-cache: {} contains a space or '|', which ccache's "
-                "storage setting cannot carry; choose another directory", absolute);
+    return fail(ExitCode::usage,
+                "--shared-cache: {} contains a space or '|', which ccache's "
+                "storage setting cannot carry; choose another directory",
+                absolute);
 
   struct stat st {};
   if (::stat(absolute.c_str(), &st) == 0) {
@@ -88,7 +97,7 @@ util::Result<SharedCache> prepare_shared_cache(const SharedCacheRequest& request
     if ((st.st_mode & S_IWOTH) != 0) {
       if (!request.allow_world_writable)
         TRY(refuse_world_writable(out.dir, st.st_mode));
-      return out;  // accepted as it is: the caller took the risk
+      return out; // accepted as it is: the caller took the risk
     }
     if (request.create)
       TRY(fix_up(dir, st, out.gid, out));
@@ -102,8 +111,10 @@ util::Result<SharedCache> prepare_shared_cache(const SharedCacheRequest& request
     return fail(ExitCode::usage, "--shared-cache: {} is not a usable directory name", absolute);
   auto parent_real = util::real_path(parent_path.empty() ? "/" : parent_path);
   if (!parent_real)
-    return fail(ExitCode::usage, "--shared-cache: the parent directory of {} does not exist; "
-                "create it first", absolute);
+    return fail(ExitCode::usage,
+                "--shared-cache: the parent directory of {} does not exist; "
+                "create it first",
+                absolute);
   if (!request.create)
     return out;
   TRY_ASSIGN(auto parent, util::Dir::open(*parent_real));
@@ -116,9 +127,9 @@ util::Result<SharedCache> prepare_shared_cache(const SharedCacheRequest& request
   TRY(fix_up(dir, st, out.gid, out));
   TRY(parent.sync());
   out.dir = dir.path();
-  out.action = fmt::format("created {} (group {}, mode {})", out.dir, request.group,
-                           octal(shared_cache_mode));
+  out.action =
+    fmt::format("created {} (group {}, mode {})", out.dir, request.group, octal(shared_cache_mode));
   return out;
 }
 
-}  // namespace shimctl::core
+} // namespace shimctl::core

@@ -4,14 +4,14 @@
 
 #include <shimctl/core/cache_backend.hpp>
 #include <shimctl/core/manifest.hpp>
-
 #include <string>
 #include <vector>
 
 namespace shimctl::core {
 
 // Renders the config for the shims in DIR (relative to the prefix).
-[[nodiscard]] std::string render_shim_config(const Manifest& manifest, const std::string& dir,
+[[nodiscard]] std::string render_shim_config(const Manifest& manifest,
+                                             const std::string& dir,
                                              const ShimEnvironment& env);
 
 // The directories (relative) that hold shims, in order of first appearance.
@@ -20,4 +20,4 @@ namespace shimctl::core {
 // Absolute paths of the identity inputs, as the cache should hash them.
 [[nodiscard]] std::vector<std::string> identity_paths(const Manifest& manifest);
 
-}  // namespace shimctl::core
+} // namespace shimctl::core

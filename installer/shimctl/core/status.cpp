@@ -1,14 +1,14 @@
+#include <algorithm>
 #include <shimctl/core/adopt.hpp>
 #include <shimctl/core/shim_config.hpp>
 #include <shimctl/core/status.hpp>
 #include <shimctl/core/verify.hpp>
 #include <shimctl/core/verify_compile.hpp>
 
-#include <algorithm>
-
 namespace shimctl::core {
 
-util::Result<StatusReport> status(const Context& context, const std::string& prefix,
+util::Result<StatusReport> status(const Context& context,
+                                  const std::string& prefix,
                                   const SessionOptions& session_options) {
   TRY_ASSIGN(auto session, open_session(context, prefix, session_options));
   StatusReport report;
@@ -20,8 +20,9 @@ util::Result<StatusReport> status(const Context& context, const std::string& pre
   report.installed = true;
   report.manifest = m;
   TRY_ASSIGN(auto upgraded, upgraded_compilers(session));
+  TRY_ASSIGN(auto by_package, diverted_updates(session));
   for (const auto& c : m.compilers) {
-    CompilerStatus cs{c.path, "wrapped", c.aliases.size()};
+    CompilerStatus cs{ c.path, "wrapped", c.aliases.size() };
     auto [dir_path, name] = util::split_relative(c.path);
     auto dir = session.dir.open_relative(dir_path);
     auto real = dir ? dir->stat(util::split_relative(c.real).second)
@@ -30,6 +31,8 @@ util::Result<StatusReport> status(const Context& context, const std::string& pre
       cs.state = "shim replaced by another file (package upgrade?): run 'shimctl install'";
     else if (!real || !*real)
       cs.state = "original " + c.real + " missing";
+    else if (std::find(by_package.begin(), by_package.end(), c.path) != by_package.end())
+      cs.state = "updated by its package (diverted): run 'shimctl install'";
     report.compilers.push_back(cs);
   }
   auto env = shim_environment(m.cache, m.fingerprint.sha256, identity_paths(m));
@@ -43,4 +46,4 @@ util::Result<StatusReport> status(const Context& context, const std::string& pre
   return report;
 }
 
-}  // namespace shimctl::core
+} // namespace shimctl::core

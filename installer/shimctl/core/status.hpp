@@ -2,11 +2,10 @@
 // lives and its hit/miss counts, and anything that needs attention.
 #pragma once
 
+#include <optional>
 #include <shimctl/core/cache_backend.hpp>
 #include <shimctl/core/context.hpp>
 #include <shimctl/core/session.hpp>
-
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -14,7 +13,7 @@ namespace shimctl::core {
 
 struct CompilerStatus {
   std::string path;
-  std::string state;  // "wrapped", "shim replaced (package upgrade?)", "original missing"
+  std::string state; // "wrapped", "shim replaced (package upgrade?)", "original missing"
   std::size_t aliases = 0;
 };
 
@@ -25,12 +24,13 @@ struct StatusReport {
   std::vector<CompilerStatus> compilers;
   std::string cache_location;
   std::optional<CacheStats> stats;
-  std::string events;                 // one-line summary of shim events
-  std::vector<std::string> changed;   // identity inputs changed since install
+  std::string events;               // one-line summary of shim events
+  std::vector<std::string> changed; // identity inputs changed since install
   std::string recovered;
 };
 
-[[nodiscard]] util::Result<StatusReport> status(const Context& context, const std::string& prefix,
+[[nodiscard]] util::Result<StatusReport> status(const Context& context,
+                                                const std::string& prefix,
                                                 const SessionOptions& session);
 
-}  // namespace shimctl::core
+} // namespace shimctl::core

@@ -1,10 +1,9 @@
+#include <algorithm>
 #include <shimctl/core/cache_backend.hpp>
 #include <shimctl/core/scratch.hpp>
 #include <shimctl/core/shim_config.hpp>
 #include <shimctl/core/verify_remote.hpp>
 #include <shimctl/util/process.hpp>
-
-#include <algorithm>
 
 namespace shimctl::core {
 
@@ -13,7 +12,7 @@ namespace {
 // The same source every run: the remote holds one entry per toolchain for
 // verify, not one per run.
 constexpr std::string_view remote_source =
-    "int shimctl_verify_remote(int x) { return x * 7 + 3; }\n";
+  "int shimctl_verify_remote(int x) { return x * 7 + 3; }\n";
 
 struct RemoteProbe {
   const WrappedCompiler* compiler = nullptr;
@@ -36,10 +35,10 @@ RemoteProbe pick_probe(const Manifest& m, const VerifyOptions& options) {
       best.flags = {};
     } else if (c.verify == VerifyKind::hip) {
       best.file = "remote.hip";
-      best.flags = {"-x", "hip", "--offload-arch=" + options.offload_arch};
+      best.flags = { "-x", "hip", "--offload-arch=" + options.offload_arch };
     } else {
       best.file = "remote.cu";
-      best.flags = {"-arch=" + options.cuda_arch};
+      best.flags = { "-arch=" + options.cuda_arch };
     }
   }
   return best;
@@ -47,7 +46,8 @@ RemoteProbe pick_probe(const Manifest& m, const VerifyOptions& options) {
 
 // One compile through the shim with its own, empty local cache: its ccache
 // counters (remote_storage_read_hit, remote_storage_error, ...).
-util::Result<CacheStats> compile_with_empty_local_cache(const Manifest& m, const RemoteProbe& probe,
+util::Result<CacheStats> compile_with_empty_local_cache(const Manifest& m,
+                                                        const RemoteProbe& probe,
                                                         util::RunOptions options,
                                                         std::string& error) {
   TRY_ASSIGN(auto local, ScratchDir::create("remote-local"));
@@ -55,9 +55,9 @@ util::Result<CacheStats> compile_with_empty_local_cache(const Manifest& m, const
   TRY(work.write(probe.file, remote_source));
   options.env["CCACHE_DIR"] = local.path();
   options.cwd = work.path();
-  std::vector<std::string> argv{m.prefix + "/" + probe.compiler->path};
+  std::vector<std::string> argv{ m.prefix + "/" + probe.compiler->path };
   argv.insert(argv.end(), probe.flags.begin(), probe.flags.end());
-  argv.insert(argv.end(), {"-c", probe.file, "-o", "remote.o"});
+  argv.insert(argv.end(), { "-c", probe.file, "-o", "remote.o" });
   TRY_ASSIGN(auto r, util::run(argv, options));
   if (!r.ok())
     error = r.err.substr(0, r.err.find('\n'));
@@ -65,7 +65,7 @@ util::Result<CacheStats> compile_with_empty_local_cache(const Manifest& m, const
   return read_stats(m.cache, options);
 }
 
-}  // namespace
+} // namespace
 
 void verify_remote(const Manifest& m, const VerifyOptions& options, std::vector<Check>& out) {
   if (!m.cache.remote || m.cache.kind != "ccache")
@@ -86,37 +86,47 @@ void verify_remote(const Manifest& m, const VerifyOptions& options, std::vector<
   auto first = compile_with_empty_local_cache(m, probe, run_options, error);
   auto second = first ? compile_with_empty_local_cache(m, probe, run_options, error) : first;
   if (!second) {
-    out.push_back({"remote", url, Outcome::fail, second.error().message});
+    out.push_back({ "remote", url, Outcome::fail, second.error().message });
     return;
   }
   if (!error.empty()) {
-    out.push_back({"remote", url, Outcome::fail,
-                   "a compile through the shim failed with the remote configured: " + error});
+    out.push_back({ "remote",
+                    url,
+                    Outcome::fail,
+                    "a compile through the shim failed with the remote configured: " + error });
     return;
   }
   if (second->get("remote_storage_error") + second->get("remote_storage_timeout") > 0) {
-    out.push_back({"remote", url, Outcome::warn,
-                   fmt::format("remote storage {} is unreachable: compiles use the local cache",
-                               url)});
+    out.push_back(
+      { "remote",
+        url,
+        Outcome::warn,
+        fmt::format("remote storage {} is unreachable: compiles use the local cache", url) });
     return;
   }
   if (second->get("remote_storage_read_hit") > 0) {
-    out.push_back({"remote", url, Outcome::pass,
-                   fmt::format("a compile with an empty local cache was served from the remote "
-                               "({}{})",
-                               probe.compiler->path,
-                               m.cache.remote_read_only ? ", read-only" : "")});
+    out.push_back({ "remote",
+                    url,
+                    Outcome::pass,
+                    fmt::format("a compile with an empty local cache was served from the remote "
+                                "({}{})",
+                                probe.compiler->path,
+                                m.cache.remote_read_only ? ", read-only" : "") });
     return;
   }
   if (m.cache.remote_read_only) {
-    out.push_back({"remote", url, Outcome::warn,
-                   "reachable, but the read-only remote holds no entry for the test compile yet "
-                   "(a writer populates it); nothing was written"});
+    out.push_back({ "remote",
+                    url,
+                    Outcome::warn,
+                    "reachable, but the read-only remote holds no entry for the test compile yet "
+                    "(a writer populates it); nothing was written" });
     return;
   }
-  out.push_back({"remote", url, Outcome::fail,
-                 "the repeat compile with an empty local cache was not served from the remote "
-                 "(remote_storage_read_miss); check the URL and the server's write permissions"});
+  out.push_back({ "remote",
+                  url,
+                  Outcome::fail,
+                  "the repeat compile with an empty local cache was not served from the remote "
+                  "(remote_storage_read_miss); check the URL and the server's write permissions" });
 }
 
-}  // namespace shimctl::core
+} // namespace shimctl::core

@@ -6,11 +6,10 @@
 
 #include <shimctl/core/manifest.hpp>
 #include <shimctl/core/verify.hpp>
-
 #include <vector>
 
 namespace shimctl::core {
 
 void verify_remote(const Manifest& manifest, const VerifyOptions& options, std::vector<Check>& out);
 
-}  // namespace shimctl::core
+} // namespace shimctl::core

@@ -1,17 +1,15 @@
-#include <shimctl/util/dir.hpp>
-#include <shimctl/util/sha256.hpp>
-
-#include <dirent.h>
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <cerrno>
 #include <climits>
 #include <cstdlib>
 #include <cstring>
+#include <dirent.h>
+#include <fcntl.h>
 #include <random>
+#include <shimctl/util/dir.hpp>
+#include <shimctl/util/sha256.hpp>
+#include <sys/stat.h>
+#include <unistd.h>
 
 namespace shimctl::util {
 
@@ -28,7 +26,7 @@ FileKind kind_of(mode_t mode) {
 }
 
 std::string temp_name(std::string_view name) {
-  static std::mt19937_64 rng{std::random_device{}()};
+  static std::mt19937_64 rng{ std::random_device{}() };
   return fmt::format(".{}.shimctl-tmp.{:08x}", name, static_cast<unsigned>(rng()));
 }
 
@@ -51,7 +49,7 @@ bool write_all(int fd, std::string_view data) {
   return true;
 }
 
-}  // namespace
+} // namespace
 
 std::string errno_text(int err) {
   return std::strerror(err);
@@ -80,8 +78,8 @@ bool is_clean_relative(std::string_view relative) {
 std::pair<std::string, std::string> split_relative(std::string_view relative) {
   auto slash = relative.rfind('/');
   if (slash == std::string_view::npos)
-    return {"", std::string(relative)};
-  return {std::string(relative.substr(0, slash)), std::string(relative.substr(slash + 1))};
+    return { "", std::string(relative) };
+  return { std::string(relative.substr(0, slash)), std::string(relative.substr(slash + 1)) };
 }
 
 Result<std::string> real_path(const std::string& path) {
@@ -96,7 +94,9 @@ Dir::~Dir() {
     ::close(fd_);
 }
 
-Dir::Dir(Dir&& other) noexcept : fd_(std::exchange(other.fd_, -1)), path_(std::move(other.path_)) {}
+Dir::Dir(Dir&& other) noexcept
+  : fd_(std::exchange(other.fd_, -1))
+  , path_(std::move(other.path_)) {}
 
 Dir& Dir::operator=(Dir&& other) noexcept {
   if (this != &other) {
@@ -131,13 +131,17 @@ Result<Dir> Dir::open_relative(std::string_view relative) const {
   while (start < relative.size()) {
     auto end = std::min(relative.find('/', start), relative.size());
     std::string component(relative.substr(start, end - start));
-    int next = ::openat(current, component.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    int next =
+      ::openat(current, component.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     int err = errno;
     if (owned >= 0)
       ::close(owned);
     if (next < 0)
-      return fail("cannot open directory {}/{}: {}", path, component,
-                  err == ELOOP || err == ENOTDIR ? "not a directory (or a symlink)" : errno_text(err));
+      return fail("cannot open directory {}/{}: {}",
+                  path,
+                  component,
+                  err == ELOOP || err == ENOTDIR ? "not a directory (or a symlink)"
+                                                 : errno_text(err));
     owned = current = next;
     path += "/" + component;
     start = end + 1;
@@ -166,7 +170,7 @@ Result<std::optional<FileStat>> Dir::stat(std::string_view name) const {
   fs.dev = st.st_dev;
   fs.ino = st.st_ino;
   fs.nlink = st.st_nlink;
-  return std::optional<FileStat>{fs};
+  return std::optional<FileStat>{ fs };
 }
 
 Result<std::string> Dir::read_link(std::string_view name) const {
@@ -238,7 +242,9 @@ Result<std::vector<std::string>> Dir::list() const {
   return names;
 }
 
-Status Dir::write_atomic(std::string_view name, std::string_view data, mode_t mode,
+Status Dir::write_atomic(std::string_view name,
+                         std::string_view data,
+                         mode_t mode,
                          std::optional<std::pair<uid_t, gid_t>> owner) {
   TRY(check_name(name));
   std::string tmp = temp_name(name);
@@ -321,4 +327,4 @@ Status Dir::sync() const {
   return {};
 }
 
-}  // namespace shimctl::util
+} // namespace shimctl::util

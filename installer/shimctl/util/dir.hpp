@@ -3,14 +3,12 @@
 // redirect a write outside the tree (the installer's only filesystem API).
 #pragma once
 
-#include <shimctl/util/error.hpp>
-
-#include <sys/types.h>
-
 #include <cstdint>
 #include <optional>
+#include <shimctl/util/error.hpp>
 #include <string>
 #include <string_view>
+#include <sys/types.h>
 #include <vector>
 
 namespace shimctl::util {
@@ -19,7 +17,7 @@ enum class FileKind { file, symlink, directory, other };
 
 struct FileStat {
   FileKind kind = FileKind::other;
-  mode_t mode = 0;  // permission bits only
+  mode_t mode = 0; // permission bits only
   uid_t uid = 0;
   gid_t gid = 0;
   std::uint64_t size = 0;
@@ -46,8 +44,12 @@ public:
   // absolute paths and empty components.
   [[nodiscard]] Result<Dir> open_relative(std::string_view relative) const;
 
-  [[nodiscard]] int fd() const { return fd_; }
-  [[nodiscard]] const std::string& path() const { return path_; }
+  [[nodiscard]] int fd() const {
+    return fd_;
+  }
+  [[nodiscard]] const std::string& path() const {
+    return path_;
+  }
   [[nodiscard]] std::string path_of(std::string_view name) const;
 
   [[nodiscard]] Result<std::optional<FileStat>> stat(std::string_view name) const;
@@ -59,18 +61,22 @@ public:
 
   // Writes NAME through a temporary file in this directory: write, fsync,
   // rename over NAME, fsync the directory. There is no instant without NAME.
-  [[nodiscard]] Status write_atomic(std::string_view name, std::string_view data, mode_t mode,
+  [[nodiscard]] Status write_atomic(std::string_view name,
+                                    std::string_view data,
+                                    mode_t mode,
                                     std::optional<std::pair<uid_t, gid_t>> owner = std::nullopt);
   [[nodiscard]] Status link(std::string_view from, std::string_view to) const;
   [[nodiscard]] Status rename(std::string_view from, std::string_view to) const;
   [[nodiscard]] Status symlink(std::string_view target, std::string_view name) const;
-  [[nodiscard]] Status remove(std::string_view name) const;  // no error if absent
+  [[nodiscard]] Status remove(std::string_view name) const; // no error if absent
   [[nodiscard]] Status remove_dir(std::string_view name) const;
-  [[nodiscard]] Status make_dir(std::string_view name, mode_t mode) const;  // ok if present
+  [[nodiscard]] Status make_dir(std::string_view name, mode_t mode) const; // ok if present
   [[nodiscard]] Status sync() const;
 
 private:
-  Dir(int fd, std::string path) : fd_(fd), path_(std::move(path)) {}
+  Dir(int fd, std::string path)
+    : fd_(fd)
+    , path_(std::move(path)) {}
   int fd_ = -1;
   std::string path_;
 };
@@ -91,4 +97,4 @@ private:
 // errno as text, for messages.
 [[nodiscard]] std::string errno_text(int err);
 
-}  // namespace shimctl::util
+} // namespace shimctl::util

@@ -1,24 +1,24 @@
-#include <shimctl/util/lock.hpp>
-
+#include <cerrno>
 #include <fcntl.h>
+#include <shimctl/util/lock.hpp>
+#include <string>
 #include <sys/file.h>
 #include <sys/stat.h>
-#include <unistd.h>
-
-#include <cerrno>
-#include <string>
 #include <thread>
+#include <unistd.h>
 
 namespace shimctl::util {
 
 FileLock::~FileLock() {
   if (fd_ >= 0)
-    ::close(fd_);  // releases the lock
+    ::close(fd_); // releases the lock
 }
 
-FileLock::FileLock(FileLock&& other) noexcept : fd_(std::exchange(other.fd_, -1)) {}
+FileLock::FileLock(FileLock&& other) noexcept
+  : fd_(std::exchange(other.fd_, -1)) {}
 
-Result<FileLock> FileLock::acquire(const Dir& dir, std::string_view name,
+Result<FileLock> FileLock::acquire(const Dir& dir,
+                                   std::string_view name,
                                    std::optional<std::chrono::milliseconds> wait) {
   auto deadline = std::chrono::steady_clock::now() + wait.value_or(std::chrono::milliseconds(0));
   std::string n(name);
@@ -29,8 +29,10 @@ Result<FileLock> FileLock::acquire(const Dir& dir, std::string_view name,
     if (::flock(fd, LOCK_EX | LOCK_NB) == 0) {
       // The holder before us may have removed the file (rollback removes the
       // state directory): only a lock on the linked file counts.
-      struct stat held {}, now {};
-      if (::fstat(fd, &held) == 0 && ::fstatat(dir.fd(), n.c_str(), &now, AT_SYMLINK_NOFOLLOW) == 0 &&
+      struct stat held {
+      }, now{};
+      if (::fstat(fd, &held) == 0 &&
+          ::fstatat(dir.fd(), n.c_str(), &now, AT_SYMLINK_NOFOLLOW) == 0 &&
           held.st_ino == now.st_ino && held.st_dev == now.st_dev) {
         std::string pid = std::to_string(::getpid()) + "\n";
         if (::ftruncate(fd, 0) == 0 && ::pwrite(fd, pid.data(), pid.size(), 0) < 0) {
@@ -53,10 +55,11 @@ Result<FileLock> FileLock::acquire(const Dir& dir, std::string_view name,
       return fail(ExitCode::busy,
                   "{} is busy: another shimctl (pid {}) is working on it; retry, or pass --wait "
                   "SECONDS",
-                  dir.path(), holder);
+                  dir.path(),
+                  holder);
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
 }
 
-}  // namespace shimctl::util
+} // namespace shimctl::util

@@ -1,11 +1,10 @@
 // An exclusive flock(2) lock on a file that records the holder's pid.
 #pragma once
 
-#include <shimctl/util/dir.hpp>
-#include <shimctl/util/error.hpp>
-
 #include <chrono>
 #include <optional>
+#include <shimctl/util/dir.hpp>
+#include <shimctl/util/error.hpp>
 
 namespace shimctl::util {
 
@@ -19,11 +18,12 @@ public:
 
   // Locks NAME in DIR, creating it. Without WAIT, fails at once with
   // "busy, held by pid N"; with WAIT, retries until it elapses.
-  [[nodiscard]] static Result<FileLock> acquire(const Dir& dir, std::string_view name,
+  [[nodiscard]] static Result<FileLock> acquire(const Dir& dir,
+                                                std::string_view name,
                                                 std::optional<std::chrono::milliseconds> wait);
 
 private:
   int fd_ = -1;
 };
 
-}  // namespace shimctl::util
+} // namespace shimctl::util

@@ -1,16 +1,14 @@
-#include <shimctl/util/process.hpp>
-
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
 #include <fcntl.h>
 #include <poll.h>
+#include <shimctl/util/process.hpp>
 #include <signal.h>
 #include <spawn.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-#include <cerrno>
-#include <cstdlib>
-#include <cstring>
 
 extern char** environ;
 
@@ -57,11 +55,11 @@ void pump(int in_fd, std::string_view input, int out_fd, int err_fd, RunResult& 
     pollfd fds[3];
     int n = 0;
     if (out_fd >= 0)
-      fds[n++] = {out_fd, POLLIN, 0};
+      fds[n++] = { out_fd, POLLIN, 0 };
     if (err_fd >= 0)
-      fds[n++] = {err_fd, POLLIN, 0};
+      fds[n++] = { err_fd, POLLIN, 0 };
     if (in_fd >= 0)
-      fds[n++] = {in_fd, POLLOUT, 0};
+      fds[n++] = { in_fd, POLLOUT, 0 };
     if (::poll(fds, static_cast<nfds_t>(n), -1) < 0) {
       if (errno == EINTR)
         continue;
@@ -95,7 +93,7 @@ void pump(int in_fd, std::string_view input, int out_fd, int err_fd, RunResult& 
     ::close(in_fd);
 }
 
-}  // namespace
+} // namespace
 
 std::string find_in_path(const std::string& name) {
   if (name.find('/') != std::string::npos)
@@ -146,7 +144,8 @@ Result<RunResult> run(const std::vector<std::string>& argv, const RunOptions& op
   auto env_ptrs = pointers(env);
 
   pid_t pid = 0;
-  int rc = ::posix_spawn(&pid, program.c_str(), &actions, nullptr, arg_ptrs.data(), env_ptrs.data());
+  int rc =
+    ::posix_spawn(&pid, program.c_str(), &actions, nullptr, arg_ptrs.data(), env_ptrs.data());
   posix_spawn_file_actions_destroy(&actions);
   ::close(in_pipe[0]);
   ::close(out_pipe[1]);
@@ -166,4 +165,4 @@ Result<RunResult> run(const std::vector<std::string>& argv, const RunOptions& op
   return result;
 }
 
-}  // namespace shimctl::util
+} // namespace shimctl::util

@@ -1,27 +1,28 @@
 // Running a child process and capturing what it prints.
 #pragma once
 
-#include <shimctl/util/error.hpp>
-
 #include <map>
 #include <optional>
+#include <shimctl/util/error.hpp>
 #include <string>
 #include <vector>
 
 namespace shimctl::util {
 
 struct RunOptions {
-  std::string cwd;                                      // empty: inherit
-  std::map<std::string, std::optional<std::string>> env;  // set (value) or unset (nullopt)
-  std::string stdin_data;                               // fed to the child, then closed
-  std::string argv0;                                    // empty: argv[0] = program
+  std::string cwd;                                       // empty: inherit
+  std::map<std::string, std::optional<std::string>> env; // set (value) or unset (nullopt)
+  std::string stdin_data;                                // fed to the child, then closed
+  std::string argv0;                                     // empty: argv[0] = program
 };
 
 struct RunResult {
-  int exit_code = -1;  // 128+signal when killed by a signal
+  int exit_code = -1; // 128+signal when killed by a signal
   std::string out;
   std::string err;
-  [[nodiscard]] bool ok() const { return exit_code == 0; }
+  [[nodiscard]] bool ok() const {
+    return exit_code == 0;
+  }
 };
 
 // Runs ARGV[0] (an absolute or relative path, or a name searched in PATH).
@@ -32,4 +33,4 @@ struct RunResult {
 // Looks NAME up in PATH (or returns it when it holds a '/'), "" if absent.
 [[nodiscard]] std::string find_in_path(const std::string& name);
 
-}  // namespace shimctl::util
+} // namespace shimctl::util

@@ -1,21 +1,20 @@
-#include <shimctl/util/sha256.hpp>
-
-#include <fcntl.h>
-#include <openssl/evp.h>
-#include <unistd.h>
-
 #include <array>
 #include <cerrno>
 #include <cstring>
+#include <fcntl.h>
 #include <memory>
+#include <openssl/evp.h>
+#include <shimctl/util/sha256.hpp>
+#include <unistd.h>
 
 namespace shimctl::util {
 
 struct Sha256::Context {
-  std::unique_ptr<EVP_MD_CTX, decltype(&EVP_MD_CTX_free)> md{EVP_MD_CTX_new(), &EVP_MD_CTX_free};
+  std::unique_ptr<EVP_MD_CTX, decltype(&EVP_MD_CTX_free)> md{ EVP_MD_CTX_new(), &EVP_MD_CTX_free };
 };
 
-Sha256::Sha256() : ctx_(new Context) {
+Sha256::Sha256()
+  : ctx_(new Context) {
   EVP_DigestInit_ex(ctx_->md.get(), EVP_sha256(), nullptr);
 }
 
@@ -58,7 +57,7 @@ Result<std::string> sha256_fd(int fd) {
       return fail("{}", std::strerror(errno));
     if (n == 0)
       break;
-    h.update({buffer.data(), static_cast<std::size_t>(n)});
+    h.update({ buffer.data(), static_cast<std::size_t>(n) });
   }
   return h.hex_digest();
 }
@@ -74,4 +73,4 @@ Result<std::string> sha256_file(const std::string& path) {
   return digest;
 }
 
-}  // namespace shimctl::util
+} // namespace shimctl::util

@@ -2,7 +2,6 @@
 #pragma once
 
 #include <shimctl/util/error.hpp>
-
 #include <string>
 #include <string_view>
 
@@ -17,7 +16,7 @@ public:
   Sha256& operator=(const Sha256&) = delete;
 
   void update(std::string_view data);
-  [[nodiscard]] std::string hex_digest();  // finishes the hash
+  [[nodiscard]] std::string hex_digest(); // finishes the hash
 
 private:
   struct Context;
@@ -30,4 +29,4 @@ private:
 // Hashes a file by path (follows symlinks).
 [[nodiscard]] Result<std::string> sha256_file(const std::string& path);
 
-}  // namespace shimctl::util
+} // namespace shimctl::util
