@@ -44,6 +44,8 @@ const std::map<std::string_view, std::vector<Example>, std::less<>>& example_tab
         {"shimctl install /opt/rocm --cache-dir /var/cache/ccache --max-size 50G", ""},
         {"shimctl install /usr/local/cuda --cuda-arch sm_80", "wrap nvcc"},
         {"shimctl install /opt/rocm --compilers hipcc --dry-run", "print the plan only"},
+        {"shimctl install /opt/rocm --divert",
+         "ROCm from apt: package upgrades land on NAME.real, under the shim"},
         {"shimctl install /opt/rocm --shared-cache /srv/ccache --group build",
          "one cache for a group of users or containers"},
         {"shimctl install /opt/rocm --remote redis://cache:6379 --remote-read-only",

@@ -222,6 +222,7 @@ int main(int argc, char** argv) {
   install->add_option("--shared-cache", install_options.shared_cache, "Cache directory shared by the members of --group (made group-owned, setgid 2770)");
   install->add_option("--group", install_options.shared_group, "The group whose members share --shared-cache");
   install->add_flag("--allow-world-writable", install_options.allow_world_writable, "Accept a world-writable --shared-cache (any local user could plant cache entries)");
+  install->add_flag("--divert", install_options.divert, "For compilers a dpkg package owns: dpkg-divert them so package upgrades land on NAME.real, under the shim");
   install->add_flag("--dry-run", install_options.dry_run, "Print the plan; change nothing");
   install->add_flag("--keep-on-failure", install_options.keep_on_failure, "Keep the install if verification fails");
   install->add_flag("!--no-verify", install_options.verify, "Skip the verification compiles");

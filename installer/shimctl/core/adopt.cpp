@@ -29,9 +29,34 @@ util::Result<std::vector<std::string>> upgraded_compilers(const Session& session
   return upgraded;
 }
 
+util::Result<std::vector<std::string>> diverted_updates(const Session& session) {
+  std::vector<std::string> updated;
+  for (const auto& c : session.manifest->compilers) {
+    if (!c.diverted_by)
+      continue;
+    auto [dir_path, real_name] = util::split_relative(c.real);
+    TRY_ASSIGN(auto dir, session.dir.open_relative(dir_path));
+    TRY_ASSIGN(auto st, dir.stat(real_name));
+    if (!st || st->kind != util::FileKind::file)
+      continue;  // gone: verify reports it
+    TRY_ASSIGN(auto digest, dir.sha256(real_name));
+    if (digest != c.original.sha256)
+      updated.push_back(c.path);
+  }
+  return updated;
+}
+
 util::Status rewrite_identity(const Context& context, Session& session,
                               const std::vector<std::string>& reshim, Manifest& updated) {
   const Manifest& old = *session.manifest;
+  // A diverted compiler's .real is the package's current file: record it as
+  // the original (install and refresh alike), so verify and rollback agree.
+  TRY_ASSIGN(auto by_package, diverted_updates(session));
+  for (auto& c : updated.compilers) {
+    if (std::find(by_package.begin(), by_package.end(), c.path) != by_package.end()) {
+      TRY_ASSIGN(c.original, record_original(session.dir, c.real));
+    }
+  }
   TRY_ASSIGN(auto layouts, load_layouts(context.layouts_dir));
   auto layout = std::find_if(layouts.begin(), layouts.end(),
                              [&](const Layout& l) { return l.name == old.layout; });
@@ -71,8 +96,13 @@ util::Status rewrite_identity(const Context& context, Session& session,
 
 util::Status readopt_upgraded(const Context& context, Session& session, InstallResult& result) {
   TRY_ASSIGN(auto upgraded, upgraded_compilers(session));
-  if (upgraded.empty())
+  TRY_ASSIGN(auto by_package, diverted_updates(session));
+  if (upgraded.empty() && by_package.empty())
     return {};
+  for (const auto& path : by_package)
+    context.progress(fmt::format("{} was updated by its package under the dpkg diversion; "
+                                 "recording the new file as the original",
+                                 path));
   const Manifest& old = *session.manifest;
   std::vector<Step> adopt;
   for (const auto& path : upgraded) {
@@ -81,9 +111,11 @@ util::Status readopt_upgraded(const Context& context, Session& session, InstallR
                                  "adopting it as the original",
                                  path));
   }
-  Journal journal{"adopt", Recovery::redo, old.shim_sha256, adopt};
-  Transaction transaction(session.dir, session.shim_bytes);
-  TRY(transaction.run(journal));
+  if (!adopt.empty()) {
+    Journal journal{"adopt", Recovery::redo, old.shim_sha256, adopt};
+    Transaction transaction(session.dir, session.shim_bytes);
+    TRY(transaction.run(journal));
+  }
   Manifest updated = old;
   for (auto& c : updated.compilers) {
     if (std::find(upgraded.begin(), upgraded.end(), c.path) != upgraded.end()) {

@@ -12,7 +12,12 @@ namespace shimctl::core {
 // Compilers whose shim was replaced by another regular file.
 [[nodiscard]] util::Result<std::vector<std::string>> upgraded_compilers(const Session& session);
 
-// Re-adopts every upgraded compiler; a no-op when there is none.
+// Diverted compilers (`install --divert`) whose .real no longer matches the
+// manifest: dpkg installed the package's newer file there, under the shim.
+[[nodiscard]] util::Result<std::vector<std::string>> diverted_updates(const Session& session);
+
+// Re-adopts every upgraded compiler (and records the new .real of every
+// diverted one); a no-op when there is none.
 [[nodiscard]] util::Status readopt_upgraded(const Context& context, Session& session,
                                             InstallResult& result);
 

@@ -1,6 +1,7 @@
 #include <shimctl/core/adopt.hpp>
 #include <shimctl/core/cache_backend.hpp>
 #include <shimctl/core/discovery.hpp>
+#include <shimctl/core/divert.hpp>
 #include <shimctl/core/fingerprint.hpp>
 #include <shimctl/core/install.hpp>
 #include <shimctl/core/probe.hpp>
@@ -10,6 +11,7 @@
 #include <shimctl/core/shim_config.hpp>
 #include <shimctl/util/sha256.hpp>
 
+#include <algorithm>
 #include <filesystem>
 
 namespace shimctl::core {
@@ -45,6 +47,11 @@ std::vector<Step> install_steps(const Manifest& m) {
   std::vector<Step> steps;
   for (const auto& c : m.compilers)
     steps.push_back(Step::of(StepKind::link_real, c.path));
+  // After link_real (the .real exists), before place_shim (dpkg must not
+  // see a shim at a packaged path without the diversion).
+  for (const auto& c : m.compilers)
+    if (c.diverted_by)
+      steps.push_back(Step::of(StepKind::divert, c.path));
   auto env = shim_environment(m.cache, m.fingerprint.sha256, identity_paths(m));
   for (const auto& dir : shim_directories(m)) {
     auto conf = Step::of(StepKind::write_file, shim_config_path(dir));
@@ -157,6 +164,11 @@ util::Result<InstallResult> install(const Context& context, const InstallOptions
     result.action = InstallResult::Action::unchanged;
     result.manifest = *existing.manifest;
     TRY(readopt_upgraded(context, existing, result));
+    bool diverted = std::any_of(result.manifest.compilers.begin(), result.manifest.compilers.end(),
+                                [](const WrappedCompiler& c) { return c.diverted_by.has_value(); });
+    if (options.divert && !diverted)
+      result.notes.push_back("installed without --divert: run 'shimctl rollback', then "
+                             "'shimctl install --divert' to add the dpkg diversions");
     return result;
   }
 
@@ -180,6 +192,7 @@ util::Result<InstallResult> install(const Context& context, const InstallOptions
   TRY_ASSIGN(auto shim_bytes, read_shim_binary(context));
   TRY_ASSIGN(result.manifest,
              plan_manifest(context, existing.dir, toolchain, cache, shim_bytes));
+  TRY(plan_diversions(result.manifest, options.divert, result.notes));
   Journal journal{"install", Recovery::undo, result.manifest.shim_sha256,
                   install_steps(result.manifest)};
   for (const auto& step : journal.steps)

@@ -26,6 +26,7 @@ struct InstallOptions {
   std::optional<std::string> shared_cache;  // --shared-cache DIR (with --group)
   std::optional<std::string> shared_group;  // --group NAME
   bool allow_world_writable = false;
+  bool divert = false;  // --divert: dpkg-divert packaged compilers to their .real
   bool dry_run = false;
   bool keep_on_failure = false;
   bool verify = true;

@@ -9,6 +9,11 @@ using util::fail;
 
 std::vector<Step> rollback_steps(const Manifest& m) {
   std::vector<Step> steps;
+  // Diversions first: should dpkg upgrade the package before the restore, it
+  // replaces the shim and restore keeps that newer file (never the reverse).
+  for (const auto& c : m.compilers)
+    if (c.diverted_by)
+      steps.push_back(Step::of(StepKind::undivert, c.path));
   for (const auto& c : m.compilers)
     steps.push_back(Step::of(StepKind::restore, c.path));
   for (const auto& f : m.created_files)
@@ -24,6 +29,7 @@ struct Inspection {
   std::vector<std::string> mismatched;  // .real files that changed since install
   std::vector<std::string> missing;     // neither the shim's original nor a compiler left
   std::vector<std::string> upgraded;    // the shim was replaced by a newer compiler
+  std::vector<std::string> updated;     // diverted: the package put a newer file at .real
 };
 
 util::Result<Inspection> inspect(const Session& session, const Manifest& m) {
@@ -50,7 +56,11 @@ util::Result<Inspection> inspect(const Session& session, const Manifest& m) {
       continue;
     }
     TRY_ASSIGN(auto digest, dir.sha256(real_name));
-    if (digest != c.original.sha256)
+    // Under a dpkg diversion a changed .real is the package's newer file, put
+    // there by dpkg itself: restoring it is right, no --force needed.
+    if (digest != c.original.sha256 && c.diverted_by)
+      found.updated.push_back(c.path);
+    else if (digest != c.original.sha256)
       found.mismatched.push_back(c.real);
   }
   return found;
@@ -100,6 +110,10 @@ util::Result<RollbackResult> rollback_session(const Context& context, Session& s
     if (std::find(found.upgraded.begin(), found.upgraded.end(), c.path) != found.upgraded.end())
       result.kept.push_back(fmt::format("{}: a newer compiler replaced the shim; kept it and "
                                         "removed the stale {}",
+                                        c.path, c.real));
+    else if (std::find(found.updated.begin(), found.updated.end(), c.path) != found.updated.end())
+      result.kept.push_back(fmt::format("{}: its package updated it under the diversion; "
+                                        "restored the package's newer file from {}",
                                         c.path, c.real));
     else
       result.restored.push_back(c.path);

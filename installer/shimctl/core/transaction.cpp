@@ -1,3 +1,4 @@
+#include <shimctl/core/divert.hpp>
 #include <shimctl/core/transaction.hpp>
 #include <shimctl/util/sha256.hpp>
 
@@ -30,13 +31,18 @@ const char* kind_name(StepKind kind) {
     return "remove_file";
   case StepKind::adopt_original:
     return "adopt_original";
+  case StepKind::divert:
+    return "divert";
+  case StepKind::undivert:
+    return "undivert";
   }
   return "?";
 }
 
 util::Result<StepKind> kind_from_name(const std::string& name) {
   for (auto k : {StepKind::link_real, StepKind::write_file, StepKind::place_shim, StepKind::restore,
-                 StepKind::remove_file, StepKind::adopt_original})
+                 StepKind::remove_file, StepKind::adopt_original, StepKind::divert,
+                 StepKind::undivert})
     if (name == kind_name(k))
       return k;
   return fail(ExitCode::corrupt, "journal names an unknown step '{}'", name);
@@ -66,6 +72,10 @@ std::string Step::describe() const {
     return fmt::format("remove {}", path);
   case StepKind::adopt_original:
     return fmt::format("adopt the new {} as the original", path);
+  case StepKind::divert:
+    return fmt::format("dpkg-divert {} to {}.real", path, path);
+  case StepKind::undivert:
+    return fmt::format("remove the dpkg diversion of {}", path);
   }
   return "?";
 }
@@ -163,6 +173,11 @@ util::Status Transaction::remove_temporaries(const util::Dir& dir, const std::st
 }
 
 util::Status Transaction::apply(const Step& step, const std::string& shim_sha256) {
+  // Diversions live in dpkg's database, not in the prefix; both calls are idempotent.
+  if (step.kind == StepKind::divert)
+    return add_diversion(prefix_.path_of(step.path));
+  if (step.kind == StepKind::undivert)
+    return remove_diversion(prefix_.path_of(step.path));
   auto [dir_path, name] = util::split_relative(step.path);
   TRY_ASSIGN(auto dir, prefix_.open_relative(dir_path));
   switch (step.kind) {
@@ -217,6 +232,9 @@ util::Status Transaction::apply(const Step& step, const std::string& shim_sha256
   case StepKind::remove_file:
     TRY(dir.remove(name));
     return dir.sync();
+  case StepKind::divert:  // handled above
+  case StepKind::undivert:
+    return {};
   case StepKind::adopt_original: {
     TRY_ASSIGN(bool shim_in_place, is_shim(dir, name, shim_sha256));
     if (shim_in_place)
@@ -233,6 +251,8 @@ util::Status Transaction::apply(const Step& step, const std::string& shim_sha256
 }
 
 util::Status Transaction::undo(const Step& step, const std::string& shim_sha256) {
+  if (step.kind == StepKind::divert)
+    return remove_diversion(prefix_.path_of(step.path));
   auto [dir_path, name] = util::split_relative(step.path);
   auto opened = prefix_.open_relative(dir_path);
   if (!opened)
@@ -273,6 +293,8 @@ util::Status Transaction::undo(const Step& step, const std::string& shim_sha256)
   case StepKind::restore:
   case StepKind::remove_file:
   case StepKind::adopt_original:
+  case StepKind::divert:    // handled above
+  case StepKind::undivert:
     return {};  // rollback steps are finished forward, never undone
   }
   return {};

@@ -30,6 +30,8 @@ enum class StepKind {
   restore,          // PATH = PATH.real again (rename), or drop a stale PATH.real
   remove_file,      // unlink PATH
   adopt_original,   // PATH.real = PATH (a package upgrade replaced PATH)
+  divert,           // dpkg-divert PATH to PATH.real (core/divert.hpp); undo removes it
+  undivert,         // remove shimctl's dpkg diversion of PATH (rollback)
 };
 
 struct Step {

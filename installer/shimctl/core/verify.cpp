@@ -70,6 +70,12 @@ void check_files(const util::Dir& prefix_dir, const Manifest& m, const WrappedCo
   auto real = dir->sha256(util::split_relative(c.real).second);
   if (!real)
     out.push_back({c.path, "original", Outcome::fail, fmt::format("{} is missing", c.real)});
+  else if (*real != c.original.sha256 && c.diverted_by)
+    // dpkg wrote the package's newer file to the diverted .real: expected.
+    out.push_back({c.path, "original", Outcome::warn,
+                   fmt::format("{} was updated by its package (diverted); run 'shimctl install' "
+                               "to record it",
+                               c.real)});
   else if (*real != c.original.sha256)
     out.push_back({c.path, "original", Outcome::fail,
                    fmt::format("{} no longer matches its recorded SHA-256", c.real)});
