@@ -4,12 +4,11 @@
 //   - a refusal is one line (the CLI prints it after "shimctl: error: ");
 //   - an accepted manifest survives a round trip: to_json, parse again, same JSON.
 // Seeds: tests/manifests/valid/base.json and tests/manifests/broken/*.json (prefix @PREFIX@).
-#include <shimctl/core/manifest.hpp>
-
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <shimctl/core/manifest.hpp>
 #include <string>
 
 namespace {
@@ -21,7 +20,7 @@ constexpr const char* fuzz_prefix = "@PREFIX@";
   std::abort();
 }
 
-}  // namespace
+} // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   std::string text(reinterpret_cast<const char*>(data), size);

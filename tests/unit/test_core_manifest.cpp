@@ -1,10 +1,7 @@
 #include <doctest/doctest.h>
-
-#include <shimctl/core/manifest.hpp>
-
-#include <nlohmann/json.hpp>
-
 #include <functional>
+#include <nlohmann/json.hpp>
+#include <shimctl/core/manifest.hpp>
 #include <string>
 
 using namespace shimctl;
@@ -31,15 +28,15 @@ core::Manifest sample_manifest() {
   m.shim_sha256 = hash_a;
   m.shim_size = 12345;
   m.fingerprint.sha256 = hash_b;
-  m.fingerprint.inputs = {{"amdgcn/bitcode/ocml.bc", hash_a, 100},
-                          {"bin/hipcc.real", hash_b, 200}};
+  m.fingerprint.inputs = { { "amdgcn/bitcode/ocml.bc", hash_a, 100 },
+                           { "bin/hipcc.real", hash_b, 200 } };
   core::WrappedCompiler hipcc;
   hipcc.path = "bin/hipcc";
   hipcc.real = "bin/hipcc.real";
   hipcc.family = "hipcc";
   hipcc.name_handling = core::NameHandling::sibling;
   hipcc.verify = core::VerifyKind::hip;
-  hipcc.original = {"file", hash_b, 4096, 0755, 0, 0, std::nullopt};
+  hipcc.original = { "file", hash_b, 4096, 0755, 0, 0, std::nullopt };
   m.compilers.push_back(hipcc);
   core::WrappedCompiler clang;
   clang.path = "llvm/bin/clang";
@@ -47,12 +44,12 @@ core::Manifest sample_manifest() {
   clang.family = "clang";
   clang.name_handling = core::NameHandling::argv0;
   clang.verify = core::VerifyKind::c_cxx;
-  clang.original = {"file", hash_a, 99999999, 0750, 1000, 1001, std::nullopt};
-  clang.aliases = {{"llvm/bin/clang++", "clang"}, {"llvm/bin/amdclang", "clang"}};
-  clang.job_lists = {{"llvm/bin/clang++", "\"clang\" \"-cc1\" ..."}};
+  clang.original = { "file", hash_a, 99999999, 0750, 1000, 1001, std::nullopt };
+  clang.aliases = { { "llvm/bin/clang++", "clang" }, { "llvm/bin/amdclang", "clang" } };
+  clang.job_lists = { { "llvm/bin/clang++", "\"clang\" \"-cc1\" ..." } };
   clang.diverted_by = "dpkg";
   m.compilers.push_back(clang);
-  m.created_files = {"bin/.shimctl.conf", "llvm/bin/.shimctl.conf"};
+  m.created_files = { "bin/.shimctl.conf", "llvm/bin/.shimctl.conf" };
   return m;
 }
 
@@ -67,7 +64,7 @@ std::string error_after(const std::function<void(nlohmann::json&)>& edit,
   return parsed.error().message;
 }
 
-}  // namespace
+} // namespace
 
 TEST_SUITE_BEGIN("core::Manifest");
 
@@ -154,8 +151,9 @@ TEST_CASE("broken manifests are refused with a message naming the field") {
           "manifest is invalid: shim.sha256 is not a SHA-256 hex digest");
     CHECK(error_after([](auto& j) { j["fingerprint"]["sha256"] = std::string(64, 'A'); }) ==
           "manifest is invalid: fingerprint.sha256 is not a SHA-256 hex digest");
-    CHECK(error_after([](auto& j) { j["compilers"][1]["original"]["sha256"] = std::string(64, 'g'); }) ==
-          "manifest is invalid: compilers[1].original.sha256 is not a SHA-256 hex digest");
+    CHECK(error_after([](auto& j) {
+            j["compilers"][1]["original"]["sha256"] = std::string(64, 'g');
+          }) == "manifest is invalid: compilers[1].original.sha256 is not a SHA-256 hex digest");
   }
   SUBCASE("another prefix") {
     CHECK(error_after([](auto&) {}, "/opt/rocm") ==

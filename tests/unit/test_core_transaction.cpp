@@ -1,13 +1,11 @@
 #include "temp_dir.hpp"
 
-#include <shimctl/core/transaction.hpp>
-#include <shimctl/util/sha256.hpp>
-
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <filesystem>
 #include <map>
+#include <shimctl/core/transaction.hpp>
+#include <shimctl/util/sha256.hpp>
+#include <sys/stat.h>
+#include <unistd.h>
 
 using namespace shimctl;
 using shimctl::test::make_temp_dir;
@@ -18,7 +16,10 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const std::string shim_bytes = std::string("\x7f" "ELF fake shim ", 14) + std::string(300, 's');
+const std::string shim_bytes = std::string("\x7f"
+                                           "ELF fake shim ",
+                                           14) +
+                               std::string(300, 's');
 const std::string compiler_bytes = "#!/bin/sh\necho fake compiler\n" + std::string(5000, 'c');
 
 // Everything under ROOT: kind, mode, content or link target, and for regular
@@ -34,7 +35,9 @@ std::map<std::string, std::string> listing(const std::string& root) {
     else if (S_ISDIR(st.st_mode))
       out[rel] = fmt::format("dir {:o}", st.st_mode & 07777);
     else
-      out[rel] = fmt::format("file {:o} ino {} {}", st.st_mode & 07777, st.st_ino,
+      out[rel] = fmt::format("file {:o} ino {} {}",
+                             st.st_mode & 07777,
+                             st.st_ino,
                              util::sha256_hex(read_text(entry.path())));
   }
   return out;
@@ -65,19 +68,23 @@ core::Journal install_journal() {
   auto manifest = core::Step::of(core::StepKind::write_file, ".shimctl/manifest.json");
   manifest.content = "{\"installed\": true}\n";
   steps.push_back(manifest);
-  return {"install", core::Recovery::undo, util::sha256_hex(shim_bytes), steps};
+  return { "install", core::Recovery::undo, util::sha256_hex(shim_bytes), steps };
 }
 
 core::Journal rollback_journal() {
-  std::vector<core::Step> steps = {core::Step::of(core::StepKind::restore, "bin/cc"),
-                                   core::Step::of(core::StepKind::remove_file, "bin/.shimctl.conf"),
-                                   core::Step::of(core::StepKind::remove_file, ".shimctl/manifest.json")};
-  return {"rollback", core::Recovery::redo, util::sha256_hex(shim_bytes), steps};
+  std::vector<core::Step> steps = {
+    core::Step::of(core::StepKind::restore, "bin/cc"),
+    core::Step::of(core::StepKind::remove_file, "bin/.shimctl.conf"),
+    core::Step::of(core::StepKind::remove_file, ".shimctl/manifest.json")
+  };
+  return { "rollback", core::Recovery::redo, util::sha256_hex(shim_bytes), steps };
 }
 
 // What `run` leaves behind when the process dies after K steps: the journal
 // (written first) and the first K steps applied.
-void interrupt_after(const util::Dir& prefix_dir, core::Transaction& t, const core::Journal& j,
+void interrupt_after(const util::Dir& prefix_dir,
+                     core::Transaction& t,
+                     const core::Journal& j,
                      std::size_t k) {
   for (std::size_t i = 0; i < k; ++i)
     REQUIRE(t.apply(j.steps[i], j.shim_sha256));
@@ -86,7 +93,7 @@ void interrupt_after(const util::Dir& prefix_dir, core::Transaction& t, const co
   REQUIRE(state->write_atomic("journal.json", core::journal_to_json(j), 0644));
 }
 
-}  // namespace
+} // namespace
 
 TEST_SUITE_BEGIN("core::Transaction");
 
@@ -101,9 +108,10 @@ TEST_CASE("an install transaction wraps the compiler; undoing its steps restores
   REQUIRE(t.run(journal, [&](std::size_t, const core::Step&, const std::string& what) {
     seen.push_back(what);
   }));
-  CHECK(seen == std::vector<std::string>{"keep the original bin/cc as bin/cc.real",
-                                         "write bin/.shimctl.conf", "put the shim at bin/cc",
-                                         "write .shimctl/manifest.json"});
+  CHECK(seen == std::vector<std::string>{ "keep the original bin/cc as bin/cc.real",
+                                          "write bin/.shimctl.conf",
+                                          "put the shim at bin/cc",
+                                          "write .shimctl/manifest.json" });
   CHECK(read_text(p + "/bin/cc") == shim_bytes);
   CHECK(read_text(p + "/bin/cc.real") == compiler_bytes);
   CHECK(fs::status(p + "/bin/cc").permissions() == fs::perms(0755));
@@ -117,7 +125,7 @@ TEST_CASE("an install transaction wraps the compiler; undoing its steps restores
     REQUIRE(t.run(journal));
     auto again = listing(p);
     CHECK(again["bin/cc.real"] == installed["bin/cc.real"]);
-    for (auto* l : {&installed, &again})
+    for (auto* l : { &installed, &again })
       for (auto& [path, entry] : *l)
         entry = entry.substr(0, entry.find(" ino ")) + entry.substr(entry.rfind(' '));
     CHECK(again == installed);
@@ -149,7 +157,8 @@ TEST_CASE("a failing step undoes the finished ones") {
   CHECK(r.error().message ==
         fmt::format("{}/bin/other.real exists and is not the original of {}/bin/other; move it "
                     "away first",
-                    p, p));
+                    p,
+                    p));
   CHECK(listing(p) == before);
 }
 
@@ -163,7 +172,7 @@ TEST_CASE("recover() after an install interrupted at every step yields the origi
     REQUIRE(dir);
     core::Transaction t(*dir, shim_bytes);
     interrupt_after(*dir, t, journal, k);
-    if (k == 2)  // died inside place_shim: its temporary file is left behind
+    if (k == 2) // died inside place_shim: its temporary file is left behind
       write_text(p + "/bin/.cc.shimctl-tmp.0badf00d", shim_bytes.substr(0, 10));
     auto recovered = t.recover();
     REQUIRE(recovered);

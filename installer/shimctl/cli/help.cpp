@@ -1,90 +1,89 @@
-#include <shimctl/cli/help.hpp>
-
-#include <fmt/format.h>
-
 #include <array>
+#include <fmt/format.h>
 #include <map>
 #include <memory>
+#include <shimctl/cli/help.hpp>
 
 namespace shimctl::cli {
 
 namespace {
 
 constexpr std::array exit_code_docs{
-    ExitCodeDoc{0, "success"},
-    ExitCodeDoc{1, "the operation failed (a verification check failed, a rollback was refused, ...)"},
-    ExitCodeDoc{2, "bad command line or bad input (an unknown prefix, a missing cache tool, ...)"},
-    ExitCodeDoc{3, "another shimctl holds the prefix's lock (see --wait)"},
-    ExitCodeDoc{4, "the prefix has no shimctl installation"},
-    ExitCodeDoc{5, "the manifest or journal is damaged"},
+  ExitCodeDoc{ 0, "success" },
+  ExitCodeDoc{ 1,
+               "the operation failed (a verification check failed, a rollback was refused, ...)" },
+  ExitCodeDoc{ 2, "bad command line or bad input (an unknown prefix, a missing cache tool, ...)" },
+  ExitCodeDoc{ 3, "another shimctl holds the prefix's lock (see --wait)" },
+  ExitCodeDoc{ 4, "the prefix has no shimctl installation" },
+  ExitCodeDoc{ 5, "the manifest or journal is damaged" },
 };
 
 constexpr std::array measure_exit_codes{
-    ExitCodeDoc{0, "the build succeeded (whatever its hit rate)"},
-    ExitCodeDoc{2, "bad command line, or the build command could not start"},
-    ExitCodeDoc{-1, "otherwise the build command's own exit code"},
+  ExitCodeDoc{ 0, "the build succeeded (whatever its hit rate)" },
+  ExitCodeDoc{ 2, "bad command line, or the build command could not start" },
+  ExitCodeDoc{ -1, "otherwise the build command's own exit code" },
 };
 
 constexpr std::array check_build_exit_codes{
-    ExitCodeDoc{0, "every compiled language of the build goes through a cache"},
-    ExitCodeDoc{1, "some compiles bypass the cache"},
-    ExitCodeDoc{2, "not a configured CMake build directory, or bad command line"},
+  ExitCodeDoc{ 0, "every compiled language of the build goes through a cache" },
+  ExitCodeDoc{ 1, "some compiles bypass the cache" },
+  ExitCodeDoc{ 2, "not a configured CMake build directory, or bad command line" },
 };
 
 // Examples per command path; shown in --help and in the man page.
 const std::map<std::string_view, std::vector<Example>, std::less<>>& example_table() {
   static const std::map<std::string_view, std::vector<Example>, std::less<>> table{
-      {"",
-       {{"shimctl install /opt/rocm", "wrap hipcc, clang, clang++, ... with ccache, verify"},
-        {"shimctl verify /opt/rocm", "check again at any time"},
-        {"shimctl rollback /opt/rocm", "every original back, byte-identical"},
-        {"shimctl install --help", "the options of one command"}}},
-      {"install",
-       {{"shimctl install /opt/rocm", "wrap every compiler the layout knows, then verify"},
-        {"shimctl install /opt/rocm --cache-dir /var/cache/ccache --max-size 50G", ""},
-        {"shimctl install /usr/local/cuda --cuda-arch sm_80", "wrap nvcc"},
-        {"shimctl install /opt/rocm --compilers hipcc --dry-run", "print the plan only"},
-        {"shimctl install /opt/rocm --divert",
-         "ROCm from apt: package upgrades land on NAME.real, under the shim"},
-        {"shimctl install /opt/rocm --shared-cache /srv/ccache --group build",
-         "one cache for a group of users or containers"},
-        {"shimctl install /opt/rocm --remote redis://cache:6379 --remote-read-only",
-         "CI: read the shared cache, never write it"}}},
-      {"verify",
-       {{"shimctl verify /opt/rocm", "files intact, compiles through the shim, repeat hits"},
-        {"shimctl verify /opt/rocm --json | jq '.checks[] | select(.result != \"ok\")'", ""}}},
-      {"rollback",
-       {{"shimctl rollback /opt/rocm", "restore every original, remove the shims"},
-        {"shimctl rollback /opt/rocm --force", "even if an original changed since install"}}},
-      {"status",
-       {{"shimctl status /opt/rocm", "what is wrapped, the cache, hits and misses"},
-        {"shimctl status /opt/rocm --json", ""}}},
-      {"refresh",
-       {{"apt-get upgrade && shimctl refresh /opt/rocm",
-         "record the toolchain's new identity after an update"}}},
-      {"fingerprint",
-       {{"shimctl fingerprint /opt/rocm", "the identity hash and each file in it"},
-        {"shimctl fingerprint /opt/rocm --json", ""}}},
-      {"cache-key",
-       {{"shimctl cache-key /opt/rocm", "e.g. rocm-3f9a0c1d2e4b5a69"},
-        {"key=ccache-$(shimctl cache-key /opt/rocm)", "name a CI cache after the toolchain"}}},
-      {"cache",
-       {{"shimctl cache export ccache.tar.zst /opt/rocm", ""},
-        {"shimctl cache import ccache.tar.zst /opt/rocm", ""}}},
-      {"cache export",
-       {{"shimctl cache export ccache-$(shimctl cache-key /opt/rocm).tar.zst /opt/rocm",
-         "save the local cache at the end of a CI job"}}},
-      {"cache import",
-       {{"shimctl cache import ccache-$(shimctl cache-key /opt/rocm).tar.zst /opt/rocm",
-         "restore it at the start of the next job"},
-        {"shimctl cache import old.tar.zst /opt/rocm --force",
-         "an archive of another toolchain (its entries will not hit)"}}},
-      {"measure",
-       {{"shimctl measure -- ninja -C build", "this build's own hits and misses"},
-        {"shimctl measure --json -- make -j8", ""}}},
-      {"check-build",
-       {{"shimctl check-build build", "does each language of this CMake tree hit a cache?"},
-        {"shimctl check-build build --json", ""}}},
+    { "",
+      { { "shimctl install /opt/rocm", "wrap hipcc, clang, clang++, ... with ccache, verify" },
+        { "shimctl verify /opt/rocm", "check again at any time" },
+        { "shimctl rollback /opt/rocm", "every original back, byte-identical" },
+        { "shimctl install --help", "the options of one command" } } },
+    { "install",
+      { { "shimctl install /opt/rocm", "wrap every compiler the layout knows, then verify" },
+        { "shimctl install /opt/rocm --cache-dir /var/cache/ccache --max-size 50G", "" },
+        { "shimctl install /usr/local/cuda --cuda-arch sm_80", "wrap nvcc" },
+        { "shimctl install /opt/rocm --compilers hipcc --dry-run", "print the plan only" },
+        { "shimctl install /opt/rocm --divert",
+          "ROCm from apt: package upgrades land on NAME.real, under the shim" },
+        { "shimctl install /opt/rocm --shared-cache /srv/ccache --group build",
+          "one cache for a group of users or containers" },
+        { "shimctl install /opt/rocm --remote redis://cache:6379 --remote-read-only",
+          "CI: read the shared cache, never write it" } } },
+    { "verify",
+      { { "shimctl verify /opt/rocm", "files intact, compiles through the shim, repeat hits" },
+        { "shimctl verify /opt/rocm --json | jq '.checks[] | select(.result != \"ok\")'", "" } } },
+    { "rollback",
+      { { "shimctl rollback /opt/rocm", "restore every original, remove the shims" },
+        { "shimctl rollback /opt/rocm --force", "even if an original changed since install" } } },
+    { "status",
+      { { "shimctl status /opt/rocm", "what is wrapped, the cache, hits and misses" },
+        { "shimctl status /opt/rocm --json", "" } } },
+    { "refresh",
+      { { "apt-get upgrade && shimctl refresh /opt/rocm",
+          "record the toolchain's new identity after an update" } } },
+    { "fingerprint",
+      { { "shimctl fingerprint /opt/rocm", "the identity hash and each file in it" },
+        { "shimctl fingerprint /opt/rocm --json", "" } } },
+    { "cache-key",
+      { { "shimctl cache-key /opt/rocm", "e.g. rocm-3f9a0c1d2e4b5a69" },
+        { "key=ccache-$(shimctl cache-key /opt/rocm)", "name a CI cache after the toolchain" } } },
+    { "cache",
+      { { "shimctl cache export ccache.tar.zst /opt/rocm", "" },
+        { "shimctl cache import ccache.tar.zst /opt/rocm", "" } } },
+    { "cache export",
+      { { "shimctl cache export ccache-$(shimctl cache-key /opt/rocm).tar.zst /opt/rocm",
+          "save the local cache at the end of a CI job" } } },
+    { "cache import",
+      { { "shimctl cache import ccache-$(shimctl cache-key /opt/rocm).tar.zst /opt/rocm",
+          "restore it at the start of the next job" },
+        { "shimctl cache import old.tar.zst /opt/rocm --force",
+          "an archive of another toolchain (its entries will not hit)" } } },
+    { "measure",
+      { { "shimctl measure -- ninja -C build", "this build's own hits and misses" },
+        { "shimctl measure --json -- make -j8", "" } } },
+    { "check-build",
+      { { "shimctl check-build build", "does each language of this CMake tree hit a cache?" },
+        { "shimctl check-build build --json", "" } } },
   };
   return table;
 }
@@ -92,11 +91,11 @@ const std::map<std::string_view, std::vector<Example>, std::less<>>& example_tab
 // Metavars that say what a value is, by option (long name or positional name).
 const std::map<std::string_view, std::string_view, std::less<>>& metavars() {
   static const std::map<std::string_view, std::string_view, std::less<>> table{
-      {"wait", "SECONDS"},     {"compilers", "LIST"},     {"layout", "NAME"},
-      {"cache", "TOOL"},       {"cache-tool", "PATH"},    {"cache-dir", "DIR"},
-      {"shared-cache", "DIR"}, {"group", "GROUP"},        {"max-size", "SIZE"},
-      {"remote", "URL"},       {"offload-arch", "ARCH"},  {"cuda-arch", "ARCH"},
-      {"prefix", "DIR"},       {"file", "FILE"},          {"build_dir", "DIR"},
+    { "wait", "SECONDS" },     { "compilers", "LIST" },    { "layout", "NAME" },
+    { "cache", "TOOL" },       { "cache-tool", "PATH" },   { "cache-dir", "DIR" },
+    { "shared-cache", "DIR" }, { "group", "GROUP" },       { "max-size", "SIZE" },
+    { "remote", "URL" },       { "offload-arch", "ARCH" }, { "cuda-arch", "ARCH" },
+    { "prefix", "DIR" },       { "file", "FILE" },         { "build_dir", "DIR" },
   };
   return table;
 }
@@ -105,7 +104,9 @@ const std::map<std::string_view, std::string_view, std::less<>>& metavars() {
 // positionals by name, a wider name column.
 class Formatter : public CLI::Formatter {
 public:
-  Formatter() { column_width(40); }
+  Formatter() {
+    column_width(40);
+  }
   std::string make_option_name(const CLI::Option* opt, bool positional) const override {
     if (positional)
       return opt->get_name(true);
@@ -156,7 +157,7 @@ void decorate(CLI::App& app, const std::shared_ptr<Formatter>& formatter) {
     decorate(*sub, formatter);
 }
 
-}  // namespace
+} // namespace
 
 std::string command_path(const CLI::App& app) {
   std::string path;
@@ -188,17 +189,17 @@ void add_help(CLI::App& app, const core::Context& context, Registry& registry) {
   decorate(app, std::make_shared<Formatter>());
   auto* man = app.add_subcommand("help-man", "Print the man page (roff) generated from the parser");
   man->group("");
-  registry.commands.push_back({man, [&app, &context] {
+  registry.commands.push_back({ man, [&app, &context] {
                                  fmt::print("{}", man_page(app, context.version));
                                  return 0;
-                               }});
+                               } });
   auto* completion = app.add_subcommand(
-      "help-completion", "Print the bash completion tables generated from the parser");
+    "help-completion", "Print the bash completion tables generated from the parser");
   completion->group("");
-  registry.commands.push_back({completion, [&app] {
+  registry.commands.push_back({ completion, [&app] {
                                  fmt::print("{}", completion_tables(app));
                                  return 0;
-                               }});
+                               } });
 }
 
-}  // namespace shimctl::cli
+} // namespace shimctl::cli

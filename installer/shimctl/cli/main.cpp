@@ -1,5 +1,10 @@
 // shimctl: the command line. Parses options (CLI11), calls the library, prints
 // results, and maps errors to exit codes. Nothing else lives here.
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <filesystem>
+#include <fmt/format.h>
+#include <iostream>
 #include <shimctl/cli/commands.hpp>
 #include <shimctl/cli/help.hpp>
 #include <shimctl/cli/progress.hpp>
@@ -10,14 +15,7 @@
 #include <shimctl/core/rollback.hpp>
 #include <shimctl/core/status.hpp>
 #include <shimctl/core/verify.hpp>
-
-#include <CLI/CLI.hpp>
-#include <fmt/format.h>
 #include <unistd.h>
-
-#include <cstdio>
-#include <filesystem>
-#include <iostream>
 
 using namespace shimctl;
 using util::ExitCode;
@@ -29,7 +27,7 @@ int report_error(const util::Error& e) {
   return static_cast<int>(e.code);
 }
 
-}  // namespace shimctl::cli
+} // namespace shimctl::cli
 
 namespace {
 
@@ -52,17 +50,22 @@ std::string default_prefix(const std::string& given) {
 }
 
 void add_common(CLI::App* cmd, Common& common, bool prefix_required) {
-  auto* opt = cmd->add_option("prefix", common.prefix,
+  auto* opt = cmd->add_option("prefix",
+                              common.prefix,
                               prefix_required ? "Toolchain root, e.g. /opt/rocm or /usr/local/cuda"
                                               : "Toolchain root (default /opt/rocm)");
   if (prefix_required)
     opt->required();
   cmd->add_flag("--json", common.json, "Print machine-readable JSON on stdout");
-  cmd->add_option("--wait", common.wait_seconds,
-                  "Wait up to SECONDS for another shimctl working on the prefix (default: fail at once)");
+  cmd->add_option(
+    "--wait",
+    common.wait_seconds,
+    "Wait up to SECONDS for another shimctl working on the prefix (default: fail at once)");
 }
 
-int run_install(const core::Context& context, core::InstallOptions options, const Common& common,
+int run_install(const core::Context& context,
+                core::InstallOptions options,
+                const Common& common,
                 const std::string& compilers) {
   options.prefix = common.prefix;
   options.session = common.session();
@@ -77,14 +80,15 @@ int run_install(const core::Context& context, core::InstallOptions options, cons
     return report_error(result.error());
   using Action = core::InstallResult::Action;
   if (common.json) {
-    nlohmann::json j{{"prefix", result->manifest.prefix},
-                     {"action", result->action == Action::installed   ? "installed"
-                                : result->action == Action::unchanged ? "unchanged"
-                                : result->action == Action::readopted ? "readopted"
-                                                                      : "planned"},
-                     {"plan", result->plan},
-                     {"notes", result->notes},
-                     {"fingerprint", result->manifest.fingerprint.sha256}};
+    nlohmann::json j{ { "prefix", result->manifest.prefix },
+                      { "action",
+                        result->action == Action::installed   ? "installed"
+                        : result->action == Action::unchanged ? "unchanged"
+                        : result->action == Action::readopted ? "readopted"
+                                                              : "planned" },
+                      { "plan", result->plan },
+                      { "notes", result->notes },
+                      { "fingerprint", result->manifest.fingerprint.sha256 } };
     if (result->report)
       j["verify"] = cli::verify_json(*result->report);
     fmt::print("{}\n", j.dump(2));
@@ -93,26 +97,31 @@ int run_install(const core::Context& context, core::InstallOptions options, cons
   for (const auto& note : result->notes)
     fmt::print("note: {}\n", note);
   switch (result->action) {
-  case Action::planned:
-    fmt::print("dry run: would wrap {} compiler(s) in {}:\n", result->manifest.compilers.size(),
-               result->manifest.prefix);
-    for (const auto& line : result->plan)
-      fmt::print("  {}\n", line);
-    break;
-  case Action::unchanged:
-    fmt::print("{} is already installed; nothing changed\n", result->manifest.prefix);
-    break;
-  case Action::readopted:
-    fmt::print("re-adopted upgraded compilers in {}; fingerprint {}\n", result->manifest.prefix,
-               result->manifest.fingerprint.sha256.substr(0, 16));
-    break;
-  case Action::installed:
-    if (result->report)
-      fmt::print("{}", cli::verify_table(*result->report));
-    fmt::print("installed: {} compiler(s) in {} now go through {}; undo with 'shimctl rollback {}'\n",
-               result->manifest.compilers.size(), result->manifest.prefix,
-               result->manifest.cache.kind, result->manifest.prefix);
-    break;
+    case Action::planned:
+      fmt::print("dry run: would wrap {} compiler(s) in {}:\n",
+                 result->manifest.compilers.size(),
+                 result->manifest.prefix);
+      for (const auto& line : result->plan)
+        fmt::print("  {}\n", line);
+      break;
+    case Action::unchanged:
+      fmt::print("{} is already installed; nothing changed\n", result->manifest.prefix);
+      break;
+    case Action::readopted:
+      fmt::print("re-adopted upgraded compilers in {}; fingerprint {}\n",
+                 result->manifest.prefix,
+                 result->manifest.fingerprint.sha256.substr(0, 16));
+      break;
+    case Action::installed:
+      if (result->report)
+        fmt::print("{}", cli::verify_table(*result->report));
+      fmt::print(
+        "installed: {} compiler(s) in {} now go through {}; undo with 'shimctl rollback {}'\n",
+        result->manifest.compilers.size(),
+        result->manifest.prefix,
+        result->manifest.cache.kind,
+        result->manifest.prefix);
+      break;
   }
   return 0;
 }
@@ -122,9 +131,10 @@ int run_verify(const core::Context& context, const Common& common, core::VerifyO
   if (!session)
     return report_error(session.error());
   if (!session->manifest)
-    return report_error({fmt::format("{} is not installed; run 'shimctl install {}' first",
-                                     session->prefix, session->prefix),
-                         ExitCode::not_installed});
+    return report_error({ fmt::format("{} is not installed; run 'shimctl install {}' first",
+                                      session->prefix,
+                                      session->prefix),
+                          ExitCode::not_installed });
   auto report = core::verify(context, session->dir, *session->manifest, options);
   if (!report)
     return report_error(report.error());
@@ -136,15 +146,16 @@ int run_verify(const core::Context& context, const Common& common, core::VerifyO
 }
 
 int run_rollback(const core::Context& context, const Common& common, bool force) {
-  core::RollbackOptions options{default_prefix(common.prefix), force, common.session()};
+  core::RollbackOptions options{ default_prefix(common.prefix), force, common.session() };
   auto result = core::rollback(context, options);
   if (!result)
     return report_error(result.error());
   if (common.json) {
-    fmt::print("{}\n", nlohmann::json{{"was_installed", result->was_installed},
-                                      {"restored", result->restored},
-                                      {"kept", result->kept}}
-                           .dump(2));
+    fmt::print("{}\n",
+               nlohmann::json{ { "was_installed", result->was_installed },
+                               { "restored", result->restored },
+                               { "kept", result->kept } }
+                 .dump(2));
     return 0;
   }
   if (!result->was_installed) {
@@ -190,72 +201,108 @@ int run_refresh(const core::Context& context, const Common& common) {
   auto id = core::refresh(context, default_prefix(common.prefix), common.session());
   if (!id)
     return report_error(id.error());
-  fmt::print("refreshed: fingerprint {} ({} inputs)\n", id->fingerprint.sha256.substr(0, 16),
+  fmt::print("refreshed: fingerprint {} ({} inputs)\n",
+             id->fingerprint.sha256.substr(0, 16),
              id->fingerprint.inputs.size());
   return 0;
 }
 
-}  // namespace
+} // namespace
 
 int main(int argc, char** argv) {
   auto context = core::locate_context();
-  CLI::App app{"shimctl: put a compiler cache behind a toolchain's own compiler paths, safely",
-               "shimctl"};
+  CLI::App app{ "shimctl: put a compiler cache behind a toolchain's own compiler paths, safely",
+                "shimctl" };
   app.require_subcommand(1);
-  app.set_version_flag("--version", [&] { return cli::version_text(context); },
-                       "Print shimctl's version, the shim's and the cache tool's, then exit");
+  app.set_version_flag(
+    "--version",
+    [&] { return cli::version_text(context); },
+    "Print shimctl's version, the shim's and the cache tool's, then exit");
 
   Common common;
   core::InstallOptions install_options;
   std::string compilers;
-  auto* install = app.add_subcommand("install", "Wrap a toolchain's compilers with the cache, then verify");
+  auto* install =
+    app.add_subcommand("install", "Wrap a toolchain's compilers with the cache, then verify");
   add_common(install, common, true);
-  install->add_option("--compilers", compilers, "Only these compilers, comma-separated (e.g. hipcc,clang++)");
-  install->add_option("--layout", install_options.layout, "Force a toolchain layout (rocm, therock, cuda)");
-  install->add_option("--cache", install_options.cache_kind, "Cache tool: ccache (default) or sccache")
-      ->check(CLI::IsMember({"ccache", "sccache"}));
-  install->add_option("--cache-tool", install_options.cache_tool, "Path of the cache tool (default: from PATH)");
-  install->add_option("--cache-dir", install_options.cache_dir, "Cache directory the shim uses by default");
+  install->add_option(
+    "--compilers", compilers, "Only these compilers, comma-separated (e.g. hipcc,clang++)");
+  install->add_option(
+    "--layout", install_options.layout, "Force a toolchain layout (rocm, therock, cuda)");
+  install
+    ->add_option("--cache", install_options.cache_kind, "Cache tool: ccache (default) or sccache")
+    ->check(CLI::IsMember({ "ccache", "sccache" }));
+  install->add_option(
+    "--cache-tool", install_options.cache_tool, "Path of the cache tool (default: from PATH)");
+  install->add_option(
+    "--cache-dir", install_options.cache_dir, "Cache directory the shim uses by default");
   install->add_option("--max-size", install_options.max_size, "Cache size limit (e.g. 20G)");
-  install->add_option("--remote", install_options.remote, "Remote storage URL (redis://HOST:PORT, http://...)");
-  install->add_flag("--remote-read-only", install_options.remote_read_only, "Read the remote cache, never write it");
-  install->add_option("--shared-cache", install_options.shared_cache, "Cache directory shared by the members of --group (made group-owned, setgid 2770)");
-  install->add_option("--group", install_options.shared_group, "The group whose members share --shared-cache");
-  install->add_flag("--allow-world-writable", install_options.allow_world_writable, "Accept a world-writable --shared-cache (any local user could plant cache entries)");
-  install->add_flag("--divert", install_options.divert, "For compilers a dpkg package owns: dpkg-divert them so package upgrades land on NAME.real, under the shim");
+  install->add_option(
+    "--remote", install_options.remote, "Remote storage URL (redis://HOST:PORT, http://...)");
+  install->add_flag("--remote-read-only",
+                    install_options.remote_read_only,
+                    "Read the remote cache, never write it");
+  install->add_option(
+    "--shared-cache",
+    install_options.shared_cache,
+    "Cache directory shared by the members of --group (made group-owned, setgid 2770)");
+  install->add_option(
+    "--group", install_options.shared_group, "The group whose members share --shared-cache");
+  install->add_flag(
+    "--allow-world-writable",
+    install_options.allow_world_writable,
+    "Accept a world-writable --shared-cache (any local user could plant cache entries)");
+  install->add_flag("--divert",
+                    install_options.divert,
+                    "For compilers a dpkg package owns: dpkg-divert them so package upgrades land "
+                    "on NAME.real, under the shim");
   install->add_flag("--dry-run", install_options.dry_run, "Print the plan; change nothing");
-  install->add_flag("--keep-on-failure", install_options.keep_on_failure, "Keep the install if verification fails");
+  install->add_flag(
+    "--keep-on-failure", install_options.keep_on_failure, "Keep the install if verification fails");
   install->add_flag("!--no-verify", install_options.verify, "Skip the verification compiles");
-  install->add_option("--offload-arch", install_options.verify_options.offload_arch, "GPU target of the HIP test compile (default gfx90a)");
-  install->add_option("--cuda-arch", install_options.verify_options.cuda_arch, "GPU target of the CUDA test compile (default sm_90)");
+  install->add_option("--offload-arch",
+                      install_options.verify_options.offload_arch,
+                      "GPU target of the HIP test compile (default gfx90a)");
+  install->add_option("--cuda-arch",
+                      install_options.verify_options.cuda_arch,
+                      "GPU target of the CUDA test compile (default sm_90)");
 
   core::VerifyOptions verify_options;
-  auto* verify = app.add_subcommand("verify", "Check the shims and compile through them: the repeat must hit");
+  auto* verify =
+    app.add_subcommand("verify", "Check the shims and compile through them: the repeat must hit");
   add_common(verify, common, false);
-  verify->add_option("--offload-arch", verify_options.offload_arch, "GPU target of the HIP test compile (default gfx90a)");
-  verify->add_option("--cuda-arch", verify_options.cuda_arch, "GPU target of the CUDA test compile (default sm_90)");
+  verify->add_option("--offload-arch",
+                     verify_options.offload_arch,
+                     "GPU target of the HIP test compile (default gfx90a)");
+  verify->add_option(
+    "--cuda-arch", verify_options.cuda_arch, "GPU target of the CUDA test compile (default sm_90)");
 
   bool force = false;
-  auto* rollback = app.add_subcommand("rollback", "Put every original back byte-identical and remove the shims");
+  auto* rollback =
+    app.add_subcommand("rollback", "Put every original back byte-identical and remove the shims");
   add_common(rollback, common, false);
   rollback->add_flag("--force", force, "Restore originals even if they changed since install");
 
-  auto* status = app.add_subcommand("status", "Show what is wrapped, the cache and its hit/miss counts");
+  auto* status =
+    app.add_subcommand("status", "Show what is wrapped, the cache and its hit/miss counts");
   add_common(status, common, false);
 
-  auto* refresh = app.add_subcommand("refresh", "Record the toolchain's current identity after an update");
+  auto* refresh =
+    app.add_subcommand("refresh", "Record the toolchain's current identity after an update");
   add_common(refresh, common, false);
 
-  auto* fingerprint = app.add_subcommand("fingerprint", "Print the toolchain fingerprint and its inputs");
+  auto* fingerprint =
+    app.add_subcommand("fingerprint", "Print the toolchain fingerprint and its inputs");
   add_common(fingerprint, common, false);
 
-  auto* cache_key = app.add_subcommand("cache-key", "Print a short key of the toolchain identity for CI caches");
+  auto* cache_key =
+    app.add_subcommand("cache-key", "Print a short key of the toolchain identity for CI caches");
   add_common(cache_key, common, false);
 
   cli::Registry registry;
   cli::add_cache_commands(app, context, registry);
   cli::add_build_commands(app, context, registry);
-  cli::add_help(app, context, registry);  // last: footers and metavars for every command
+  cli::add_help(app, context, registry); // last: footers and metavars for every command
 
   try {
     app.parse(argc, argv);
@@ -265,7 +312,7 @@ int main(int argc, char** argv) {
     fmt::print(stderr, "shimctl: error: {}; see 'shimctl --help'\n", e.what());
     return static_cast<int>(ExitCode::usage);
   }
-  cli::attach_progress(context, common.json);  // progress lines; a progress bar on a terminal
+  cli::attach_progress(context, common.json); // progress lines; a progress bar on a terminal
 
   try {
     if (*install)

@@ -1,10 +1,9 @@
+#include <algorithm>
 #include <shimctl/core/adopt.hpp>
 #include <shimctl/core/fingerprint.hpp>
 #include <shimctl/core/layout.hpp>
 #include <shimctl/core/shim_config.hpp>
 #include <shimctl/core/transaction.hpp>
-
-#include <algorithm>
 
 namespace shimctl::core {
 
@@ -38,7 +37,7 @@ util::Result<std::vector<std::string>> diverted_updates(const Session& session) 
     TRY_ASSIGN(auto dir, session.dir.open_relative(dir_path));
     TRY_ASSIGN(auto st, dir.stat(real_name));
     if (!st || st->kind != util::FileKind::file)
-      continue;  // gone: verify reports it
+      continue; // gone: verify reports it
     TRY_ASSIGN(auto digest, dir.sha256(real_name));
     if (digest != c.original.sha256)
       updated.push_back(c.path);
@@ -46,8 +45,10 @@ util::Result<std::vector<std::string>> diverted_updates(const Session& session) 
   return updated;
 }
 
-util::Status rewrite_identity(const Context& context, Session& session,
-                              const std::vector<std::string>& reshim, Manifest& updated) {
+util::Status rewrite_identity(const Context& context,
+                              Session& session,
+                              const std::vector<std::string>& reshim,
+                              Manifest& updated) {
   const Manifest& old = *session.manifest;
   // A diverted compiler's .real is the package's current file: record it as
   // the original (install and refresh alike), so verify and rollback agree.
@@ -58,8 +59,8 @@ util::Status rewrite_identity(const Context& context, Session& session,
     }
   }
   TRY_ASSIGN(auto layouts, load_layouts(context.layouts_dir));
-  auto layout = std::find_if(layouts.begin(), layouts.end(),
-                             [&](const Layout& l) { return l.name == old.layout; });
+  auto layout = std::find_if(
+    layouts.begin(), layouts.end(), [&](const Layout& l) { return l.name == old.layout; });
   if (layout == layouts.end())
     return fail("the manifest names layout '{}', which this shimctl does not know", old.layout);
   std::vector<std::string> wrapped;
@@ -67,11 +68,12 @@ util::Status rewrite_identity(const Context& context, Session& session,
     wrapped.push_back(c.path);
   auto files = identity_files(old.prefix, layout->identity, wrapped);
   context.progress(fmt::format("fingerprinting {} toolchain files", files.size()));
-  TRY_ASSIGN(updated.fingerprint, compute_fingerprint(old.prefix, files, false,
-                                                         fingerprint_meter(context)));
+  TRY_ASSIGN(updated.fingerprint,
+             compute_fingerprint(old.prefix, files, false, fingerprint_meter(context)));
 
   auto old_env = shim_environment(old.cache, old.fingerprint.sha256, identity_paths(old));
-  auto new_env = shim_environment(updated.cache, updated.fingerprint.sha256, identity_paths(updated));
+  auto new_env =
+    shim_environment(updated.cache, updated.fingerprint.sha256, identity_paths(updated));
   std::vector<Step> steps;
   for (const auto& dir : shim_directories(updated)) {
     auto conf = Step::of(StepKind::write_file, shim_config_path(dir));
@@ -87,7 +89,7 @@ util::Status rewrite_identity(const Context& context, Session& session,
   auto manifest = manifest_step(updated);
   manifest.previous = to_json(old);
   steps.push_back(manifest);
-  Journal journal{"refresh", Recovery::undo, old.shim_sha256, steps};
+  Journal journal{ "refresh", Recovery::undo, old.shim_sha256, steps };
   Transaction transaction(session.dir, session.shim_bytes);
   TRY(transaction.run(journal, step_progress(context, journal.steps.size())));
   session.manifest = updated;
@@ -112,7 +114,7 @@ util::Status readopt_upgraded(const Context& context, Session& session, InstallR
                                  path));
   }
   if (!adopt.empty()) {
-    Journal journal{"adopt", Recovery::redo, old.shim_sha256, adopt};
+    Journal journal{ "adopt", Recovery::redo, old.shim_sha256, adopt };
     Transaction transaction(session.dir, session.shim_bytes);
     TRY(transaction.run(journal));
   }
@@ -128,4 +130,4 @@ util::Status readopt_upgraded(const Context& context, Session& session, InstallR
   return {};
 }
 
-}  // namespace shimctl::core
+} // namespace shimctl::core

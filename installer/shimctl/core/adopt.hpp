@@ -18,13 +18,15 @@ namespace shimctl::core {
 
 // Re-adopts every upgraded compiler (and records the new .real of every
 // diverted one); a no-op when there is none.
-[[nodiscard]] util::Status readopt_upgraded(const Context& context, Session& session,
+[[nodiscard]] util::Status readopt_upgraded(const Context& context,
+                                            Session& session,
                                             InstallResult& result);
 
 // Rewrites the fingerprint, shim configs and manifest of SESSION for the
 // toolchain as it is now (refresh, and the end of a re-adoption).
-[[nodiscard]] util::Status rewrite_identity(const Context& context, Session& session,
+[[nodiscard]] util::Status rewrite_identity(const Context& context,
+                                            Session& session,
                                             const std::vector<std::string>& reshim,
                                             Manifest& updated);
 
-}  // namespace shimctl::core
+} // namespace shimctl::core

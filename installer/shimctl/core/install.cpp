@@ -1,3 +1,5 @@
+#include <algorithm>
+#include <filesystem>
 #include <shimctl/core/adopt.hpp>
 #include <shimctl/core/cache_backend.hpp>
 #include <shimctl/core/discovery.hpp>
@@ -10,9 +12,6 @@
 #include <shimctl/core/shared_cache.hpp>
 #include <shimctl/core/shim_config.hpp>
 #include <shimctl/util/sha256.hpp>
-
-#include <algorithm>
-#include <filesystem>
 
 namespace shimctl::core {
 
@@ -94,8 +93,10 @@ util::Status refuse_foreign_reals(const util::Dir& prefix_dir, const Toolchain& 
   return {};
 }
 
-util::Result<Manifest> plan_manifest(const Context& context, const util::Dir& prefix_dir,
-                                     const Toolchain& toolchain, const CacheSettings& cache,
+util::Result<Manifest> plan_manifest(const Context& context,
+                                     const util::Dir& prefix_dir,
+                                     const Toolchain& toolchain,
+                                     const CacheSettings& cache,
                                      const std::string& shim_bytes) {
   Manifest m;
   m.shimctl_version = context.version;
@@ -110,8 +111,8 @@ util::Result<Manifest> plan_manifest(const Context& context, const util::Dir& pr
     wrapped.push_back(t.path);
   auto files = identity_files(toolchain.prefix, toolchain.layout.identity, wrapped);
   context.progress(fmt::format("fingerprinting {} toolchain files", files.size()));
-  TRY_ASSIGN(m.fingerprint, compute_fingerprint(toolchain.prefix, files, true,
-                                                 fingerprint_meter(context)));
+  TRY_ASSIGN(m.fingerprint,
+             compute_fingerprint(toolchain.prefix, files, true, fingerprint_meter(context)));
   for (const auto& t : toolchain.targets) {
     WrappedCompiler c;
     c.path = t.path;
@@ -134,37 +135,43 @@ util::Result<Manifest> plan_manifest(const Context& context, const util::Dir& pr
 
 util::Result<SharedCache> shared_cache_settings(const InstallOptions& options) {
   if (!options.shared_cache || !options.shared_group)
-    return fail(ExitCode::usage, "--shared-cache DIR and --group NAME go together: the group "
+    return fail(ExitCode::usage,
+                "--shared-cache DIR and --group NAME go together: the group "
                 "whose members share the cache");
   if (options.cache_dir)
-    return fail(ExitCode::usage, "--shared-cache and --cache-dir both name the cache directory; "
+    return fail(ExitCode::usage,
+                "--shared-cache and --cache-dir both name the cache directory; "
                 "give one");
   if (options.cache_kind != "ccache")
-    return fail(ExitCode::usage, "--shared-cache works with ccache only (it sets ccache's umask "
+    return fail(ExitCode::usage,
+                "--shared-cache works with ccache only (it sets ccache's umask "
                 "for the group)");
-  return prepare_shared_cache({*options.shared_cache, *options.shared_group,
-                               options.allow_world_writable, !options.dry_run});
+  return prepare_shared_cache({ *options.shared_cache,
+                                *options.shared_group,
+                                options.allow_world_writable,
+                                !options.dry_run });
 }
 
 void remove_state_dir(const util::Dir& prefix_dir) {
   if (auto state = prefix_dir.open_relative(state_dir_name)) {
-    for (auto name : {journal_file, manifest_file, events_file, lock_file})
+    for (auto name : { journal_file, manifest_file, events_file, lock_file })
       (void)state->remove(name);
   }
   (void)prefix_dir.remove_dir(state_dir_name);
 }
 
-}  // namespace
+} // namespace
 
 util::Result<InstallResult> install(const Context& context, const InstallOptions& options) {
   TRY_ASSIGN(auto layouts, load_layouts(context.layouts_dir));
-  TRY_ASSIGN(auto existing, open_session(context, options.prefix, {options.session.wait, false}));
+  TRY_ASSIGN(auto existing, open_session(context, options.prefix, { options.session.wait, false }));
   InstallResult result;
   if (existing.manifest) {
     result.action = InstallResult::Action::unchanged;
     result.manifest = *existing.manifest;
     TRY(readopt_upgraded(context, existing, result));
-    bool diverted = std::any_of(result.manifest.compilers.begin(), result.manifest.compilers.end(),
+    bool diverted = std::any_of(result.manifest.compilers.begin(),
+                                result.manifest.compilers.end(),
                                 [](const WrappedCompiler& c) { return c.diverted_by.has_value(); });
     if (options.divert && !diverted)
       result.notes.push_back("installed without --divert: run 'shimctl rollback', then "
@@ -172,7 +179,7 @@ util::Result<InstallResult> install(const Context& context, const InstallOptions
     return result;
   }
 
-  DiscoveryOptions discovery{options.layout, options.compilers};
+  DiscoveryOptions discovery{ options.layout, options.compilers };
   TRY_ASSIGN(auto toolchain, discover(existing.prefix, layouts, discovery));
   result.notes = toolchain.notes;
   TRY(refuse_foreign_reals(existing.dir, toolchain));
@@ -190,11 +197,11 @@ util::Result<InstallResult> install(const Context& context, const InstallOptions
       context.progress(shared.action);
   }
   TRY_ASSIGN(auto shim_bytes, read_shim_binary(context));
-  TRY_ASSIGN(result.manifest,
-             plan_manifest(context, existing.dir, toolchain, cache, shim_bytes));
+  TRY_ASSIGN(result.manifest, plan_manifest(context, existing.dir, toolchain, cache, shim_bytes));
   TRY(plan_diversions(result.manifest, options.divert, result.notes));
-  Journal journal{"install", Recovery::undo, result.manifest.shim_sha256,
-                  install_steps(result.manifest)};
+  Journal journal{
+    "install", Recovery::undo, result.manifest.shim_sha256, install_steps(result.manifest)
+  };
   for (const auto& step : journal.steps)
     result.plan.push_back(step.describe());
   if (options.dry_run) {
@@ -204,7 +211,7 @@ util::Result<InstallResult> install(const Context& context, const InstallOptions
 
   bool had_state = existing.lock.has_value();
   existing.lock.reset();
-  TRY_ASSIGN(auto session, open_session(context, options.prefix, {options.session.wait, true}));
+  TRY_ASSIGN(auto session, open_session(context, options.prefix, { options.session.wait, true }));
   if (session.manifest) {
     // Another shimctl installed while we planned without the lock.
     result.action = InstallResult::Action::unchanged;
@@ -233,11 +240,12 @@ util::Result<InstallResult> install(const Context& context, const InstallOptions
     return fail("verification failed: {} (kept the installation: --keep-on-failure)", reason);
   auto undone = rollback_session(context, session, {});
   if (!undone)
-    return fail("verification failed: {}; the automatic rollback also failed: {}", reason,
+    return fail("verification failed: {}; the automatic rollback also failed: {}",
+                reason,
                 undone.error().message);
   if (!had_state)
     remove_state_dir(session.dir);
   return fail("verification failed: {}; rolled back, the toolchain is as it was", reason);
 }
 
-}  // namespace shimctl::core
+} // namespace shimctl::core

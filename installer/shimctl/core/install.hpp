@@ -1,13 +1,12 @@
 // `shimctl install`: discover → plan → fingerprint → transaction → verify.
 #pragma once
 
+#include <optional>
 #include <shimctl/core/context.hpp>
 #include <shimctl/core/manifest.hpp>
 #include <shimctl/core/session.hpp>
 #include <shimctl/core/transaction.hpp>
 #include <shimctl/core/verify.hpp>
-
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -18,15 +17,15 @@ struct InstallOptions {
   std::optional<std::string> layout;
   std::vector<std::string> compilers;
   std::string cache_kind = "ccache";
-  std::optional<std::string> cache_tool;  // explicit path
+  std::optional<std::string> cache_tool; // explicit path
   std::optional<std::string> cache_dir;
   std::optional<std::string> max_size;
   std::optional<std::string> remote;
   bool remote_read_only = false;
-  std::optional<std::string> shared_cache;  // --shared-cache DIR (with --group)
-  std::optional<std::string> shared_group;  // --group NAME
+  std::optional<std::string> shared_cache; // --shared-cache DIR (with --group)
+  std::optional<std::string> shared_group; // --group NAME
   bool allow_world_writable = false;
-  bool divert = false;  // --divert: dpkg-divert packaged compilers to their .real
+  bool divert = false; // --divert: dpkg-divert packaged compilers to their .real
   bool dry_run = false;
   bool keep_on_failure = false;
   bool verify = true;
@@ -37,8 +36,8 @@ struct InstallOptions {
 struct InstallResult {
   enum class Action { installed, unchanged, planned, readopted } action = Action::installed;
   Manifest manifest;
-  std::vector<std::string> plan;   // one line per step
-  std::vector<std::string> notes;  // what discovery skipped
+  std::vector<std::string> plan;  // one line per step
+  std::vector<std::string> notes; // what discovery skipped
   std::optional<VerifyReport> report;
 };
 
@@ -62,4 +61,4 @@ struct InstallResult {
 // Builds the steps that roll MANIFEST back.
 [[nodiscard]] std::vector<Step> rollback_steps(const Manifest& manifest);
 
-}  // namespace shimctl::core
+} // namespace shimctl::core

@@ -1,12 +1,10 @@
+#include <algorithm>
+#include <ctime>
+#include <nlohmann/json.hpp>
+#include <set>
 #include <shimctl/core/manifest.hpp>
 #include <shimctl/core/transaction.hpp>
 #include <shimctl/util/dir.hpp>
-
-#include <nlohmann/json.hpp>
-
-#include <algorithm>
-#include <ctime>
-#include <set>
 
 namespace shimctl::core {
 
@@ -16,8 +14,8 @@ using util::ExitCode;
 namespace {
 
 json record_to_json(const FileRecord& r) {
-  json j{{"kind", r.kind}, {"sha256", r.sha256}, {"size", r.size},
-         {"mode", r.mode}, {"uid", r.uid},       {"gid", r.gid}};
+  json j{ { "kind", r.kind }, { "sha256", r.sha256 }, { "size", r.size },
+          { "mode", r.mode }, { "uid", r.uid },       { "gid", r.gid } };
   j["link_target"] = r.link_target ? json(*r.link_target) : json(nullptr);
   return j;
 }
@@ -33,7 +31,7 @@ struct Invalid {
 
 void require(bool condition, const std::string& message) {
   if (!condition)
-    throw Invalid{message};
+    throw Invalid{ message };
 }
 
 bool is_hex64(const std::string& s) {
@@ -43,9 +41,8 @@ bool is_hex64(const std::string& s) {
 // Strings end up in the shim configuration (one directive per line) and in
 // messages: control characters could smuggle in directives, so none pass.
 bool printable(const std::string& s) {
-  return std::none_of(s.begin(), s.end(), [](char c) {
-    return static_cast<unsigned char>(c) < 0x20 || c == 0x7f;
-  });
+  return std::none_of(
+    s.begin(), s.end(), [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; });
 }
 
 std::string string_field(const json& j, const char* key, const std::string& where);
@@ -64,14 +61,17 @@ std::string string_field(const json& j, const char* key, const std::string& wher
   return value;
 }
 
-std::optional<std::string> optional_string_field(const json& j, const char* key,
+std::optional<std::string> optional_string_field(const json& j,
+                                                 const char* key,
                                                  const std::string& where) {
   if (!j.contains(key) || j.at(key).is_null())
     return std::nullopt;
   return string_field(j, key, where);
 }
 
-std::uint64_t number_field(const json& j, const char* key, const std::string& where,
+std::uint64_t number_field(const json& j,
+                           const char* key,
+                           const std::string& where,
                            std::uint64_t max = UINT64_MAX) {
   require(j.contains(key) && j.at(key).is_number_unsigned(),
           where + "." + key + " must be a non-negative integer");
@@ -102,7 +102,7 @@ FileRecord record_from_json(const json& j, const std::string& where) {
 
 Alias alias_from_json(const json& j, const std::string& where) {
   require(j.is_object(), where + " must be an object");
-  return {clean_path(j, "path", where), string_field(j, "target", where)};
+  return { clean_path(j, "path", where), string_field(j, "target", where) };
 }
 
 WrappedCompiler compiler_from_json(const json& j, const std::string& where) {
@@ -113,7 +113,7 @@ WrappedCompiler compiler_from_json(const json& j, const std::string& where) {
   require(c.real == c.path + std::string(real_suffix), where + ".real must be path + \".real\"");
   auto name = util::split_relative(c.path).second;
   require(!name.ends_with(real_suffix) && name != shim_config_file &&
-              !c.path.starts_with(std::string(state_dir_name) + "/"),
+            !c.path.starts_with(std::string(state_dir_name) + "/"),
           where + ".path '" + c.path + "' cannot be a compiler");
   c.family = string_field(j, "family", where);
   auto handling = string_field(j, "name_handling", where);
@@ -121,13 +121,15 @@ WrappedCompiler compiler_from_json(const json& j, const std::string& where) {
   c.name_handling = handling == "argv0" ? NameHandling::argv0 : NameHandling::sibling;
   auto verify = string_field(j, "verify", where);
   require(verify == "hip" || verify == "c-cxx" || verify == "cuda", where + ".verify is unknown");
-  c.verify = verify == "hip" ? VerifyKind::hip : verify == "cuda" ? VerifyKind::cuda : VerifyKind::c_cxx;
+  c.verify = verify == "hip"    ? VerifyKind::hip
+             : verify == "cuda" ? VerifyKind::cuda
+                                : VerifyKind::c_cxx;
   require(j.contains("original"), where + ".original is missing");
   c.original = record_from_json(j.at("original"), where + ".original");
   require(j.contains("aliases") && j.at("aliases").is_array(), where + ".aliases must be an array");
   for (std::size_t i = 0; i < j.at("aliases").size(); ++i)
     c.aliases.push_back(
-        alias_from_json(j.at("aliases")[i], fmt::format("{}.aliases[{}]", where, i)));
+      alias_from_json(j.at("aliases")[i], fmt::format("{}.aliases[{}]", where, i)));
   if (j.contains("job_lists")) {
     require(j.at("job_lists").is_object(), where + ".job_lists must be an object");
     for (const auto& [k, v] : j.at("job_lists").items()) {
@@ -145,8 +147,9 @@ Manifest manifest_from_json(const json& j, const std::string& expected_prefix) {
           "schema_version must be an integer");
   const auto& version = j.at("schema_version");
   require(version.is_number_unsigned() &&
-              version.get<std::uint64_t>() == static_cast<std::uint64_t>(manifest_schema_version),
-          fmt::format("unsupported schema_version {} (this shimctl reads {})", version.dump(),
+            version.get<std::uint64_t>() == static_cast<std::uint64_t>(manifest_schema_version),
+          fmt::format("unsupported schema_version {} (this shimctl reads {})",
+                      version.dump(),
                       manifest_schema_version));
   Manifest m;
   m.shimctl_version = string_field(j, "shimctl_version", "manifest");
@@ -177,13 +180,15 @@ Manifest manifest_from_json(const json& j, const std::string& expected_prefix) {
           "manifest.fingerprint must be an object");
   const auto& fp = j.at("fingerprint");
   m.fingerprint.sha256 = hash_field(fp, "sha256", "fingerprint");
-  require(fp.contains("inputs") && fp.at("inputs").is_array(), "fingerprint.inputs must be an array");
+  require(fp.contains("inputs") && fp.at("inputs").is_array(),
+          "fingerprint.inputs must be an array");
   for (std::size_t i = 0; i < fp.at("inputs").size(); ++i) {
     const auto& in = fp.at("inputs")[i];
     auto where = fmt::format("fingerprint.inputs[{}]", i);
     require(in.is_object(), where + " must be an object");
-    m.fingerprint.inputs.push_back(
-        {clean_path(in, "path", where), hash_field(in, "sha256", where), number_field(in, "size", where)});
+    m.fingerprint.inputs.push_back({ clean_path(in, "path", where),
+                                     hash_field(in, "sha256", where),
+                                     number_field(in, "size", where) });
   }
   require(j.contains("compilers") && j.at("compilers").is_array() && !j.at("compilers").empty(),
           "manifest.compilers must be a non-empty array");
@@ -202,29 +207,32 @@ Manifest manifest_from_json(const json& j, const std::string& expected_prefix) {
   for (std::size_t i = 0; i < j.at("created_files").size(); ++i) {
     const auto& f = j.at("created_files")[i];
     require(f.is_string() && util::is_clean_relative(f.get<std::string>()) &&
-                printable(f.get<std::string>()),
+              printable(f.get<std::string>()),
             fmt::format("created_files[{}] is not a relative path inside the prefix", i));
     // Rollback deletes these: only the shim configurations install writes, one per shim directory.
     auto [dir, name] = util::split_relative(f.get<std::string>());
     require(name == shim_config_file && shim_dirs.contains(dir),
-            fmt::format("created_files[{}] '{}' is not the {} of a shim directory", i,
-                        f.get<std::string>(), shim_config_file));
+            fmt::format("created_files[{}] '{}' is not the {} of a shim directory",
+                        i,
+                        f.get<std::string>(),
+                        shim_config_file));
     require(std::find(m.created_files.begin(), m.created_files.end(), f.get<std::string>()) ==
-                m.created_files.end(),
+              m.created_files.end(),
             fmt::format("created_files[{}] '{}' is listed twice", i, f.get<std::string>()));
     m.created_files.push_back(f.get<std::string>());
   }
   return m;
 }
 
-}  // namespace
+} // namespace
 
 namespace {
 
 // Walks the directories of RELATIVE (a clean relative path) one component at
 // a time without following symlinks. A missing directory is fine (nothing of
 // ours can be there); a symlink or a non-directory is refused.
-util::Status check_directories(const util::Dir& prefix_dir, const std::string& relative,
+util::Status check_directories(const util::Dir& prefix_dir,
+                               const std::string& relative,
                                const std::string& what) {
   auto dir_part = util::split_relative(relative).first;
   std::string walked;
@@ -239,14 +247,16 @@ util::Status check_directories(const util::Dir& prefix_dir, const std::string& r
     if (st->kind != util::FileKind::directory)
       return util::fail(ExitCode::corrupt,
                         "manifest names {} '{}', but {} is {}, not a directory inside the prefix",
-                        what, relative, parent.path_of(component),
+                        what,
+                        relative,
+                        parent.path_of(component),
                         st->kind == util::FileKind::symlink ? "a symlink" : "a file");
     start = end + 1;
   }
   return {};
 }
 
-}  // namespace
+} // namespace
 
 util::Status check_manifest_paths(const util::Dir& prefix_dir, const Manifest& manifest) {
   for (const auto& c : manifest.compilers)
@@ -256,8 +266,10 @@ util::Status check_manifest_paths(const util::Dir& prefix_dir, const Manifest& m
   return {};
 }
 
-util::Status check_manifest_shim(const util::Dir& prefix_dir, const Manifest& manifest,
-                                 const std::string& shim_sha256, std::uint64_t shim_size) {
+util::Status check_manifest_shim(const util::Dir& prefix_dir,
+                                 const Manifest& manifest,
+                                 const std::string& shim_sha256,
+                                 std::uint64_t shim_size) {
   if (manifest.shim_sha256 == shim_sha256 && manifest.shim_size == shim_size)
     return {};
   for (const auto& c : manifest.compilers) {
@@ -273,8 +285,11 @@ util::Status check_manifest_shim(const util::Dir& prefix_dir, const Manifest& ma
       return util::fail(ExitCode::corrupt,
                         "manifest records the shim as {} ({} bytes), but {} is shimctl's shim "
                         "({}, {} bytes)",
-                        manifest.shim_sha256.substr(0, 16), manifest.shim_size,
-                        dir->path_of(name), shim_sha256.substr(0, 16), shim_size);
+                        manifest.shim_sha256.substr(0, 16),
+                        manifest.shim_size,
+                        dir->path_of(name),
+                        shim_sha256.substr(0, 16),
+                        shim_size);
   }
   return {};
 }
@@ -293,39 +308,39 @@ std::string to_json(const Manifest& m) {
   for (const auto& c : m.compilers) {
     json aliases = json::array();
     for (const auto& a : c.aliases)
-      aliases.push_back({{"path", a.path}, {"target", a.target}});
-    json jc{{"path", c.path},
-            {"real", c.real},
-            {"family", c.family},
-            {"name_handling", c.name_handling == NameHandling::argv0 ? "argv0" : "sibling"},
-            {"verify", to_string(c.verify)},
-            {"original", record_to_json(c.original)},
-            {"aliases", aliases},
-            {"job_lists", c.job_lists}};
+      aliases.push_back({ { "path", a.path }, { "target", a.target } });
+    json jc{ { "path", c.path },
+             { "real", c.real },
+             { "family", c.family },
+             { "name_handling", c.name_handling == NameHandling::argv0 ? "argv0" : "sibling" },
+             { "verify", to_string(c.verify) },
+             { "original", record_to_json(c.original) },
+             { "aliases", aliases },
+             { "job_lists", c.job_lists } };
     jc["diverted_by"] = optional_string(c.diverted_by);
     compilers.push_back(jc);
   }
   json inputs = json::array();
   for (const auto& in : m.fingerprint.inputs)
-    inputs.push_back({{"path", in.path}, {"sha256", in.sha256}, {"size", in.size}});
-  json cache{{"kind", m.cache.kind},
-             {"path", m.cache.path},
-             {"version", m.cache.version},
-             {"dir", optional_string(m.cache.dir)},
-             {"max_size", optional_string(m.cache.max_size)},
-             {"remote", optional_string(m.cache.remote)},
-             {"remote_read_only", m.cache.remote_read_only},
-             {"shared_group", optional_string(m.cache.shared_group)}};
-  json j{{"schema_version", m.schema_version},
-         {"shimctl_version", m.shimctl_version},
-         {"created", m.created},
-         {"prefix", m.prefix},
-         {"layout", m.layout},
-         {"cache", cache},
-         {"shim", {{"sha256", m.shim_sha256}, {"size", m.shim_size}}},
-         {"fingerprint", {{"sha256", m.fingerprint.sha256}, {"inputs", inputs}}},
-         {"compilers", compilers},
-         {"created_files", m.created_files}};
+    inputs.push_back({ { "path", in.path }, { "sha256", in.sha256 }, { "size", in.size } });
+  json cache{ { "kind", m.cache.kind },
+              { "path", m.cache.path },
+              { "version", m.cache.version },
+              { "dir", optional_string(m.cache.dir) },
+              { "max_size", optional_string(m.cache.max_size) },
+              { "remote", optional_string(m.cache.remote) },
+              { "remote_read_only", m.cache.remote_read_only },
+              { "shared_group", optional_string(m.cache.shared_group) } };
+  json j{ { "schema_version", m.schema_version },
+          { "shimctl_version", m.shimctl_version },
+          { "created", m.created },
+          { "prefix", m.prefix },
+          { "layout", m.layout },
+          { "cache", cache },
+          { "shim", { { "sha256", m.shim_sha256 }, { "size", m.shim_size } } },
+          { "fingerprint", { { "sha256", m.fingerprint.sha256 }, { "inputs", inputs } } },
+          { "compilers", compilers },
+          { "created_files", m.created_files } };
   return j.dump(2) + "\n";
 }
 
@@ -342,4 +357,4 @@ util::Result<Manifest> parse_manifest(const std::string& text, const std::string
   }
 }
 
-}  // namespace shimctl::core
+} // namespace shimctl::core

@@ -2,17 +2,15 @@
 // put the toolchain back byte for byte. Schema: manifests/manifest.schema.json.
 #pragma once
 
+#include <map>
+#include <optional>
 #include <shimctl/core/discovery.hpp>
 #include <shimctl/core/fingerprint.hpp>
 #include <shimctl/core/layout.hpp>
 #include <shimctl/util/dir.hpp>
 #include <shimctl/util/error.hpp>
-
-#include <sys/types.h>
-
-#include <map>
-#include <optional>
 #include <string>
+#include <sys/types.h>
 #include <vector>
 
 namespace shimctl::core {
@@ -20,7 +18,7 @@ namespace shimctl::core {
 inline constexpr int manifest_schema_version = 1;
 
 struct FileRecord {
-  std::string kind = "file";  // file | symlink
+  std::string kind = "file"; // file | symlink
   std::string sha256;
   std::uint64_t size = 0;
   mode_t mode = 0;
@@ -30,19 +28,19 @@ struct FileRecord {
 };
 
 struct CacheSettings {
-  std::string kind = "ccache";  // ccache | sccache
-  std::string path;             // absolute path of the tool
+  std::string kind = "ccache"; // ccache | sccache
+  std::string path;            // absolute path of the tool
   std::string version;
-  std::optional<std::string> dir;       // --cache-dir
-  std::optional<std::string> max_size;  // --max-size
-  std::optional<std::string> remote;    // --remote URL
+  std::optional<std::string> dir;      // --cache-dir
+  std::optional<std::string> max_size; // --max-size
+  std::optional<std::string> remote;   // --remote URL
   bool remote_read_only = false;
-  std::optional<std::string> shared_group;  // --shared-cache --group
+  std::optional<std::string> shared_group; // --shared-cache --group
 };
 
 struct WrappedCompiler {
-  std::string path;  // the shim's path, relative to the prefix
-  std::string real;  // where the original now lives
+  std::string path; // the shim's path, relative to the prefix
+  std::string real; // where the original now lives
   std::string family;
   NameHandling name_handling = NameHandling::sibling;
   VerifyKind verify = VerifyKind::c_cxx;
@@ -50,13 +48,13 @@ struct WrappedCompiler {
   std::vector<Alias> aliases;
   // Per invoked path (relative): clang's `-### -c` job list recorded before wrapping.
   std::map<std::string, std::string> job_lists;
-  std::optional<std::string> diverted_by;  // "dpkg" when a dpkg-divert was added
+  std::optional<std::string> diverted_by; // "dpkg" when a dpkg-divert was added
 };
 
 struct Manifest {
   int schema_version = manifest_schema_version;
   std::string shimctl_version;
-  std::string created;  // UTC, ISO 8601
+  std::string created; // UTC, ISO 8601
   std::string prefix;
   std::string layout;
   CacheSettings cache;
@@ -64,7 +62,7 @@ struct Manifest {
   std::uint64_t shim_size = 0;
   Fingerprint fingerprint;
   std::vector<WrappedCompiler> compilers;
-  std::vector<std::string> created_files;  // shim configs, relative to the prefix
+  std::vector<std::string> created_files; // shim configs, relative to the prefix
 };
 
 [[nodiscard]] std::string to_json(const Manifest& manifest);
@@ -82,10 +80,11 @@ struct Manifest {
 // Refuses MANIFEST when a compiler path holds exactly the shim this shimctl
 // installs (SHIM_SHA256, SHIM_SIZE) while the manifest records another shim:
 // rollback would take the shim for an upgraded compiler and drop the original.
-[[nodiscard]] util::Status check_manifest_shim(const util::Dir& prefix_dir, const Manifest& manifest,
+[[nodiscard]] util::Status check_manifest_shim(const util::Dir& prefix_dir,
+                                               const Manifest& manifest,
                                                const std::string& shim_sha256,
                                                std::uint64_t shim_size);
 
 [[nodiscard]] std::string utc_now_iso8601();
 
-}  // namespace shimctl::core
+} // namespace shimctl::core

@@ -18,18 +18,20 @@ std::vector<Step> rollback_steps(const Manifest& m) {
     steps.push_back(Step::of(StepKind::restore, c.path));
   for (const auto& f : m.created_files)
     steps.push_back(Step::of(StepKind::remove_file, f));
-  steps.push_back(Step::of(StepKind::remove_file, fmt::format("{}/{}", state_dir_name, manifest_file)));
-  steps.push_back(Step::of(StepKind::remove_file, fmt::format("{}/{}", state_dir_name, events_file)));
+  steps.push_back(
+    Step::of(StepKind::remove_file, fmt::format("{}/{}", state_dir_name, manifest_file)));
+  steps.push_back(
+    Step::of(StepKind::remove_file, fmt::format("{}/{}", state_dir_name, events_file)));
   return steps;
 }
 
 namespace {
 
 struct Inspection {
-  std::vector<std::string> mismatched;  // .real files that changed since install
-  std::vector<std::string> missing;     // neither the shim's original nor a compiler left
-  std::vector<std::string> upgraded;    // the shim was replaced by a newer compiler
-  std::vector<std::string> updated;     // diverted: the package put a newer file at .real
+  std::vector<std::string> mismatched; // .real files that changed since install
+  std::vector<std::string> missing;    // neither the shim's original nor a compiler left
+  std::vector<std::string> upgraded;   // the shim was replaced by a newer compiler
+  std::vector<std::string> updated;    // diverted: the package put a newer file at .real
 };
 
 util::Result<Inspection> inspect(const Session& session, const Manifest& m) {
@@ -84,9 +86,10 @@ std::string join(const std::vector<std::string>& items) {
   return out;
 }
 
-}  // namespace
+} // namespace
 
-util::Result<RollbackResult> rollback_session(const Context& context, Session& session,
+util::Result<RollbackResult> rollback_session(const Context& context,
+                                              Session& session,
                                               const RollbackOptions& options) {
   RollbackResult result;
   if (!session.manifest) {
@@ -103,18 +106,20 @@ util::Result<RollbackResult> rollback_session(const Context& context, Session& s
     return fail("{} no longer matches the SHA-256 recorded at install; nothing was changed "
                 "(--force restores it anyway)",
                 join(found.mismatched));
-  Journal journal{"rollback", Recovery::redo, m.shim_sha256, rollback_steps(m)};
+  Journal journal{ "rollback", Recovery::redo, m.shim_sha256, rollback_steps(m) };
   Transaction transaction(session.dir, session.shim_bytes);
   TRY(transaction.run(journal, step_progress(context, journal.steps.size())));
   for (const auto& c : m.compilers) {
     if (std::find(found.upgraded.begin(), found.upgraded.end(), c.path) != found.upgraded.end())
       result.kept.push_back(fmt::format("{}: a newer compiler replaced the shim; kept it and "
                                         "removed the stale {}",
-                                        c.path, c.real));
+                                        c.path,
+                                        c.real));
     else if (std::find(found.updated.begin(), found.updated.end(), c.path) != found.updated.end())
       result.kept.push_back(fmt::format("{}: its package updated it under the diversion; "
                                         "restored the package's newer file from {}",
-                                        c.path, c.real));
+                                        c.path,
+                                        c.real));
     else
       result.restored.push_back(c.path);
   }
@@ -137,4 +142,4 @@ util::Result<RollbackResult> rollback(const Context& context, const RollbackOpti
   return rollback_session(context, session, options);
 }
 
-}  // namespace shimctl::core
+} // namespace shimctl::core

@@ -4,7 +4,6 @@
 
 #include <shimctl/core/context.hpp>
 #include <shimctl/core/session.hpp>
-
 #include <string>
 #include <vector>
 
@@ -12,14 +11,14 @@ namespace shimctl::core {
 
 struct RollbackOptions {
   std::string prefix;
-  bool force = false;  // restore a .real even if it no longer matches its hash
+  bool force = false; // restore a .real even if it no longer matches its hash
   SessionOptions session;
 };
 
 struct RollbackResult {
   bool was_installed = true;
-  std::vector<std::string> restored;  // paths put back
-  std::vector<std::string> kept;      // newer files kept (package upgrades), with why
+  std::vector<std::string> restored; // paths put back
+  std::vector<std::string> kept;     // newer files kept (package upgrades), with why
 };
 
 [[nodiscard]] util::Result<RollbackResult> rollback(const Context& context,
@@ -30,4 +29,4 @@ struct RollbackResult {
                                                             Session& session,
                                                             const RollbackOptions& options);
 
-}  // namespace shimctl::core
+} // namespace shimctl::core

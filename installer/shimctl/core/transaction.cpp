@@ -1,13 +1,10 @@
+#include <cstdlib>
+#include <nlohmann/json.hpp>
 #include <shimctl/core/divert.hpp>
 #include <shimctl/core/transaction.hpp>
 #include <shimctl/util/sha256.hpp>
-
-#include <nlohmann/json.hpp>
-
 #include <signal.h>
 #include <unistd.h>
-
-#include <cstdlib>
 
 namespace shimctl::core {
 
@@ -19,30 +16,35 @@ namespace {
 
 const char* kind_name(StepKind kind) {
   switch (kind) {
-  case StepKind::link_real:
-    return "link_real";
-  case StepKind::write_file:
-    return "write_file";
-  case StepKind::place_shim:
-    return "place_shim";
-  case StepKind::restore:
-    return "restore";
-  case StepKind::remove_file:
-    return "remove_file";
-  case StepKind::adopt_original:
-    return "adopt_original";
-  case StepKind::divert:
-    return "divert";
-  case StepKind::undivert:
-    return "undivert";
+    case StepKind::link_real:
+      return "link_real";
+    case StepKind::write_file:
+      return "write_file";
+    case StepKind::place_shim:
+      return "place_shim";
+    case StepKind::restore:
+      return "restore";
+    case StepKind::remove_file:
+      return "remove_file";
+    case StepKind::adopt_original:
+      return "adopt_original";
+    case StepKind::divert:
+      return "divert";
+    case StepKind::undivert:
+      return "undivert";
   }
   return "?";
 }
 
 util::Result<StepKind> kind_from_name(const std::string& name) {
-  for (auto k : {StepKind::link_real, StepKind::write_file, StepKind::place_shim, StepKind::restore,
-                 StepKind::remove_file, StepKind::adopt_original, StepKind::divert,
-                 StepKind::undivert})
+  for (auto k : { StepKind::link_real,
+                  StepKind::write_file,
+                  StepKind::place_shim,
+                  StepKind::restore,
+                  StepKind::remove_file,
+                  StepKind::adopt_original,
+                  StepKind::divert,
+                  StepKind::undivert })
     if (name == kind_name(k))
       return k;
   return fail(ExitCode::corrupt, "journal names an unknown step '{}'", name);
@@ -56,26 +58,26 @@ bool same_inode(const util::FileStat& a, const util::FileStat& b) {
   return a.dev == b.dev && a.ino == b.ino;
 }
 
-}  // namespace
+} // namespace
 
 std::string Step::describe() const {
   switch (kind) {
-  case StepKind::link_real:
-    return fmt::format("keep the original {} as {}.real", path, path);
-  case StepKind::write_file:
-    return fmt::format("write {}", path);
-  case StepKind::place_shim:
-    return fmt::format("put the shim at {}", path);
-  case StepKind::restore:
-    return fmt::format("restore the original {}", path);
-  case StepKind::remove_file:
-    return fmt::format("remove {}", path);
-  case StepKind::adopt_original:
-    return fmt::format("adopt the new {} as the original", path);
-  case StepKind::divert:
-    return fmt::format("dpkg-divert {} to {}.real", path, path);
-  case StepKind::undivert:
-    return fmt::format("remove the dpkg diversion of {}", path);
+    case StepKind::link_real:
+      return fmt::format("keep the original {} as {}.real", path, path);
+    case StepKind::write_file:
+      return fmt::format("write {}", path);
+    case StepKind::place_shim:
+      return fmt::format("put the shim at {}", path);
+    case StepKind::restore:
+      return fmt::format("restore the original {}", path);
+    case StepKind::remove_file:
+      return fmt::format("remove {}", path);
+    case StepKind::adopt_original:
+      return fmt::format("adopt the new {} as the original", path);
+    case StepKind::divert:
+      return fmt::format("dpkg-divert {} to {}.real", path, path);
+    case StepKind::undivert:
+      return fmt::format("remove the dpkg diversion of {}", path);
   }
   return "?";
 }
@@ -89,18 +91,18 @@ void maybe_die_after_step(std::size_t step_number) {
 std::string journal_to_json(const Journal& journal) {
   json steps = json::array();
   for (const auto& s : journal.steps)
-    steps.push_back({{"kind", kind_name(s.kind)},
-                     {"path", s.path},
-                     {"content", s.content},
-                     {"previous", s.previous ? json(*s.previous) : json(nullptr)},
-                     {"mode", s.mode},
-                     {"uid", s.uid},
-                     {"gid", s.gid}});
-  json j{{"schema_version", 1},
-         {"operation", journal.operation},
-         {"recovery", journal.recovery == Recovery::undo ? "undo" : "redo"},
-         {"shim_sha256", journal.shim_sha256},
-         {"steps", steps}};
+    steps.push_back({ { "kind", kind_name(s.kind) },
+                      { "path", s.path },
+                      { "content", s.content },
+                      { "previous", s.previous ? json(*s.previous) : json(nullptr) },
+                      { "mode", s.mode },
+                      { "uid", s.uid },
+                      { "gid", s.gid } });
+  json j{ { "schema_version", 1 },
+          { "operation", journal.operation },
+          { "recovery", journal.recovery == Recovery::undo ? "undo" : "redo" },
+          { "shim_sha256", journal.shim_sha256 },
+          { "steps", steps } };
   return j.dump(1) + "\n";
 }
 
@@ -132,13 +134,15 @@ util::Result<Journal> journal_from_json(const std::string& text) {
     }
     return journal;
   } catch (const json::exception& e) {
-    return fail(ExitCode::corrupt, "the journal of an interrupted transaction is damaged: {}",
-                e.what());
+    return fail(
+      ExitCode::corrupt, "the journal of an interrupted transaction is damaged: {}", e.what());
   }
 }
 
 Transaction::Transaction(const util::Dir& prefix_dir, std::string shim_bytes)
-    : prefix_(prefix_dir), shim_bytes_(std::move(shim_bytes)), shim_sha_(util::sha256_hex(shim_bytes_)) {}
+  : prefix_(prefix_dir)
+  , shim_bytes_(std::move(shim_bytes))
+  , shim_sha_(util::sha256_hex(shim_bytes_)) {}
 
 util::Status Transaction::write_journal(const Journal& journal) {
   TRY_ASSIGN(auto state, prefix_.open_relative(state_dir_name));
@@ -151,7 +155,8 @@ util::Status Transaction::remove_journal() {
   return state.sync();
 }
 
-util::Result<bool> Transaction::is_shim(const util::Dir& dir, const std::string& name,
+util::Result<bool> Transaction::is_shim(const util::Dir& dir,
+                                        const std::string& name,
                                         const std::string& shim_sha256) const {
   TRY_ASSIGN(auto st, dir.stat(name));
   if (!st || st->kind != util::FileKind::file)
@@ -181,71 +186,73 @@ util::Status Transaction::apply(const Step& step, const std::string& shim_sha256
   auto [dir_path, name] = util::split_relative(step.path);
   TRY_ASSIGN(auto dir, prefix_.open_relative(dir_path));
   switch (step.kind) {
-  case StepKind::link_real: {
-    TRY_ASSIGN(auto original, dir.stat(name));
-    TRY_ASSIGN(auto real, dir.stat(real_of(name)));
-    if (real && original && same_inode(*real, *original))
+    case StepKind::link_real: {
+      TRY_ASSIGN(auto original, dir.stat(name));
+      TRY_ASSIGN(auto real, dir.stat(real_of(name)));
+      if (real && original && same_inode(*real, *original))
+        return {};
+      if (real) {
+        TRY_ASSIGN(bool shim_in_place, is_shim(dir, name, shim_sha256));
+        if (shim_in_place)
+          return {};
+        return fail("{} exists and is not the original of {}; move it away first",
+                    dir.path_of(real_of(name)),
+                    dir.path_of(name));
+      }
+      if (!original)
+        return fail("{} disappeared", dir.path_of(name));
+      TRY(dir.link(name, real_of(name)));
+      return dir.sync();
+    }
+    case StepKind::write_file:
+      return dir.write_atomic(name, step.content, step.mode);
+    case StepKind::place_shim: {
+      TRY_ASSIGN(bool done, is_shim(dir, name, shim_sha256));
+      if (done)
+        return {};
+      TRY_ASSIGN(auto real, dir.stat(real_of(name)));
+      if (!real)
+        return fail("refusing to replace {}: its original is not kept as {}",
+                    dir.path_of(name),
+                    real_of(name));
+      return dir.write_atomic(name, shim_bytes_, step.mode, std::pair{ step.uid, step.gid });
+    }
+    case StepKind::restore: {
+      TRY(remove_temporaries(dir, name));
+      TRY_ASSIGN(auto real, dir.stat(real_of(name)));
+      if (!real)
+        return {}; // already restored
+      TRY_ASSIGN(auto current, dir.stat(name));
+      TRY_ASSIGN(bool shim_in_place, is_shim(dir, name, shim_sha256));
+      if (current && !shim_in_place && !same_inode(*current, *real)) {
+        // A package upgrade replaced the shim: keep the newer compiler.
+        TRY(dir.remove(real_of(name)));
+        return dir.sync();
+      }
+      if (current && same_inode(*current, *real)) {
+        TRY(dir.remove(real_of(name)));
+        return dir.sync();
+      }
+      TRY(dir.rename(real_of(name), name));
+      return dir.sync();
+    }
+    case StepKind::remove_file:
+      TRY(dir.remove(name));
+      return dir.sync();
+    case StepKind::divert: // handled above
+    case StepKind::undivert:
       return {};
-    if (real) {
+    case StepKind::adopt_original: {
       TRY_ASSIGN(bool shim_in_place, is_shim(dir, name, shim_sha256));
       if (shim_in_place)
         return {};
-      return fail("{} exists and is not the original of {}; move it away first",
-                  dir.path_of(real_of(name)), dir.path_of(name));
-    }
-    if (!original)
-      return fail("{} disappeared", dir.path_of(name));
-    TRY(dir.link(name, real_of(name)));
-    return dir.sync();
-  }
-  case StepKind::write_file:
-    return dir.write_atomic(name, step.content, step.mode);
-  case StepKind::place_shim: {
-    TRY_ASSIGN(bool done, is_shim(dir, name, shim_sha256));
-    if (done)
-      return {};
-    TRY_ASSIGN(auto real, dir.stat(real_of(name)));
-    if (!real)
-      return fail("refusing to replace {}: its original is not kept as {}", dir.path_of(name),
-                  real_of(name));
-    return dir.write_atomic(name, shim_bytes_, step.mode, std::pair{step.uid, step.gid});
-  }
-  case StepKind::restore: {
-    TRY(remove_temporaries(dir, name));
-    TRY_ASSIGN(auto real, dir.stat(real_of(name)));
-    if (!real)
-      return {};  // already restored
-    TRY_ASSIGN(auto current, dir.stat(name));
-    TRY_ASSIGN(bool shim_in_place, is_shim(dir, name, shim_sha256));
-    if (current && !shim_in_place && !same_inode(*current, *real)) {
-      // A package upgrade replaced the shim: keep the newer compiler.
-      TRY(dir.remove(real_of(name)));
+      // link to a temporary name, then rename over the stale .real: atomic.
+      std::string tmp = "." + name + ".shimctl-tmp.adopt";
+      TRY(dir.remove(tmp));
+      TRY(dir.link(name, tmp));
+      TRY(dir.rename(tmp, real_of(name)));
       return dir.sync();
     }
-    if (current && same_inode(*current, *real)) {
-      TRY(dir.remove(real_of(name)));
-      return dir.sync();
-    }
-    TRY(dir.rename(real_of(name), name));
-    return dir.sync();
-  }
-  case StepKind::remove_file:
-    TRY(dir.remove(name));
-    return dir.sync();
-  case StepKind::divert:  // handled above
-  case StepKind::undivert:
-    return {};
-  case StepKind::adopt_original: {
-    TRY_ASSIGN(bool shim_in_place, is_shim(dir, name, shim_sha256));
-    if (shim_in_place)
-      return {};
-    // link to a temporary name, then rename over the stale .real: atomic.
-    std::string tmp = "." + name + ".shimctl-tmp.adopt";
-    TRY(dir.remove(tmp));
-    TRY(dir.link(name, tmp));
-    TRY(dir.rename(tmp, real_of(name)));
-    return dir.sync();
-  }
   }
   return {};
 }
@@ -256,46 +263,46 @@ util::Status Transaction::undo(const Step& step, const std::string& shim_sha256)
   auto [dir_path, name] = util::split_relative(step.path);
   auto opened = prefix_.open_relative(dir_path);
   if (!opened)
-    return {};  // the directory is gone: nothing of ours can be in it
+    return {}; // the directory is gone: nothing of ours can be in it
   auto& dir = *opened;
   switch (step.kind) {
-  case StepKind::link_real: {
-    TRY_ASSIGN(auto original, dir.stat(name));
-    TRY_ASSIGN(auto real, dir.stat(real_of(name)));
-    if (real && original && same_inode(*real, *original)) {
-      TRY(dir.remove(real_of(name)));
-      return dir.sync();
+    case StepKind::link_real: {
+      TRY_ASSIGN(auto original, dir.stat(name));
+      TRY_ASSIGN(auto real, dir.stat(real_of(name)));
+      if (real && original && same_inode(*real, *original)) {
+        TRY(dir.remove(real_of(name)));
+        return dir.sync();
+      }
+      if (real && !original) {
+        TRY(dir.rename(real_of(name), name));
+        return dir.sync();
+      }
+      return {};
     }
-    if (real && !original) {
-      TRY(dir.rename(real_of(name), name));
+    case StepKind::write_file:
+      TRY(remove_temporaries(dir, name));
+      if (step.previous)
+        return dir.write_atomic(name, *step.previous, step.mode);
+      TRY(dir.remove(name));
       return dir.sync();
+    case StepKind::place_shim: {
+      TRY(remove_temporaries(dir, name));
+      TRY_ASSIGN(bool shim_in_place, is_shim(dir, name, shim_sha256));
+      TRY_ASSIGN(auto real, dir.stat(real_of(name)));
+      if (shim_in_place && real) {
+        // Put the original back under its name in one rename: never a gap.
+        TRY(dir.link(real_of(name), "." + name + ".shimctl-tmp.undo"));
+        TRY(dir.rename("." + name + ".shimctl-tmp.undo", name));
+        return dir.sync();
+      }
+      return {};
     }
-    return {};
-  }
-  case StepKind::write_file:
-    TRY(remove_temporaries(dir, name));
-    if (step.previous)
-      return dir.write_atomic(name, *step.previous, step.mode);
-    TRY(dir.remove(name));
-    return dir.sync();
-  case StepKind::place_shim: {
-    TRY(remove_temporaries(dir, name));
-    TRY_ASSIGN(bool shim_in_place, is_shim(dir, name, shim_sha256));
-    TRY_ASSIGN(auto real, dir.stat(real_of(name)));
-    if (shim_in_place && real) {
-      // Put the original back under its name in one rename: never a gap.
-      TRY(dir.link(real_of(name), "." + name + ".shimctl-tmp.undo"));
-      TRY(dir.rename("." + name + ".shimctl-tmp.undo", name));
-      return dir.sync();
-    }
-    return {};
-  }
-  case StepKind::restore:
-  case StepKind::remove_file:
-  case StepKind::adopt_original:
-  case StepKind::divert:    // handled above
-  case StepKind::undivert:
-    return {};  // rollback steps are finished forward, never undone
+    case StepKind::restore:
+    case StepKind::remove_file:
+    case StepKind::adopt_original:
+    case StepKind::divert: // handled above
+    case StepKind::undivert:
+      return {}; // rollback steps are finished forward, never undone
   }
   return {};
 }
@@ -317,7 +324,9 @@ util::Status Transaction::run(const Journal& journal, const StepObserver& observ
         auto undone = undo_all(journal, i + 1);
         if (!undone)
           return fail("{}; undoing the {} also failed: {} (run 'shimctl rollback' again)",
-                      applied.error().message, journal.operation, undone.error().message);
+                      applied.error().message,
+                      journal.operation,
+                      undone.error().message);
       }
       return applied;
     }
@@ -337,7 +346,8 @@ util::Result<std::string> Transaction::recover(const StepObserver& observer) {
   TRY_ASSIGN(auto journal, journal_from_json(text));
   if (journal.recovery == Recovery::undo) {
     TRY(undo_all(journal, journal.steps.size()));
-    return fmt::format("undid an interrupted {} ({} steps)", journal.operation, journal.steps.size());
+    return fmt::format(
+      "undid an interrupted {} ({} steps)", journal.operation, journal.steps.size());
   }
   for (std::size_t i = 0; i < journal.steps.size(); ++i) {
     TRY(apply(journal.steps[i], journal.shim_sha256));
@@ -345,8 +355,8 @@ util::Result<std::string> Transaction::recover(const StepObserver& observer) {
       observer(i, journal.steps[i], journal.steps[i].describe());
   }
   TRY(remove_journal());
-  return fmt::format("finished an interrupted {} ({} steps)", journal.operation,
-                     journal.steps.size());
+  return fmt::format(
+    "finished an interrupted {} ({} steps)", journal.operation, journal.steps.size());
 }
 
-}  // namespace shimctl::core
+} // namespace shimctl::core

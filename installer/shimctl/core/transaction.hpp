@@ -4,14 +4,12 @@
 // journal and recovers: an install is undone, a rollback is finished.
 #pragma once
 
-#include <shimctl/util/dir.hpp>
-#include <shimctl/util/error.hpp>
-
-#include <sys/types.h>
-
 #include <functional>
 #include <optional>
+#include <shimctl/util/dir.hpp>
+#include <shimctl/util/error.hpp>
 #include <string>
+#include <sys/types.h>
 #include <vector>
 
 namespace shimctl::core {
@@ -24,23 +22,23 @@ inline constexpr std::string_view events_file = "events.log";
 inline constexpr std::string_view shim_config_file = ".shimctl.conf";
 
 enum class StepKind {
-  link_real,        // PATH.real = hard link to PATH (the original keeps its inode)
-  write_file,       // PATH = CONTENT (shim config, manifest), atomically
-  place_shim,       // PATH = the shim (temp file, fsync, rename over PATH)
-  restore,          // PATH = PATH.real again (rename), or drop a stale PATH.real
-  remove_file,      // unlink PATH
-  adopt_original,   // PATH.real = PATH (a package upgrade replaced PATH)
-  divert,           // dpkg-divert PATH to PATH.real (core/divert.hpp); undo removes it
-  undivert,         // remove shimctl's dpkg diversion of PATH (rollback)
+  link_real,      // PATH.real = hard link to PATH (the original keeps its inode)
+  write_file,     // PATH = CONTENT (shim config, manifest), atomically
+  place_shim,     // PATH = the shim (temp file, fsync, rename over PATH)
+  restore,        // PATH = PATH.real again (rename), or drop a stale PATH.real
+  remove_file,    // unlink PATH
+  adopt_original, // PATH.real = PATH (a package upgrade replaced PATH)
+  divert,         // dpkg-divert PATH to PATH.real (core/divert.hpp); undo removes it
+  undivert,       // remove shimctl's dpkg diversion of PATH (rollback)
 };
 
 struct Step {
   StepKind kind = StepKind::write_file;
-  std::string path;     // relative to the prefix ("." components never)
-  std::string content;  // write_file
-  std::optional<std::string> previous;  // write_file: content to put back on undo
-  mode_t mode = 0644;   // write_file, place_shim
-  uid_t uid = 0;        // place_shim
+  std::string path;                    // relative to the prefix ("." components never)
+  std::string content;                 // write_file
+  std::optional<std::string> previous; // write_file: content to put back on undo
+  mode_t mode = 0644;                  // write_file, place_shim
+  uid_t uid = 0;                       // place_shim
   gid_t gid = 0;
   [[nodiscard]] std::string describe() const;
   [[nodiscard]] static Step of(StepKind kind, std::string path) {
@@ -54,7 +52,7 @@ struct Step {
 enum class Recovery { undo, redo };
 
 struct Journal {
-  std::string operation;  // install | rollback | refresh
+  std::string operation; // install | rollback | refresh
   Recovery recovery = Recovery::undo;
   std::string shim_sha256;
   std::vector<Step> steps;
@@ -83,7 +81,8 @@ private:
   [[nodiscard]] util::Status write_journal(const Journal& journal);
   [[nodiscard]] util::Status remove_journal();
   [[nodiscard]] util::Status undo_all(const Journal& journal, std::size_t done);
-  [[nodiscard]] util::Result<bool> is_shim(const util::Dir& dir, const std::string& name,
+  [[nodiscard]] util::Result<bool> is_shim(const util::Dir& dir,
+                                           const std::string& name,
                                            const std::string& shim_sha256) const;
   [[nodiscard]] util::Status remove_temporaries(const util::Dir& dir,
                                                 const std::string& name) const;
@@ -100,4 +99,4 @@ private:
 // this process right after step K (1-based) of any transaction.
 void maybe_die_after_step(std::size_t step_number);
 
-}  // namespace shimctl::core
+} // namespace shimctl::core

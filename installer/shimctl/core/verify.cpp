@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <shimctl/core/cache_backend.hpp>
 #include <shimctl/core/probe.hpp>
 #include <shimctl/core/scratch.hpp>
@@ -8,27 +9,25 @@
 #include <shimctl/core/verify_remote.hpp>
 #include <shimctl/util/sha256.hpp>
 
-#include <algorithm>
-
 namespace shimctl::core {
 
 std::string to_string(Outcome outcome) {
   switch (outcome) {
-  case Outcome::pass:
-    return "ok";
-  case Outcome::fail:
-    return "FAILED";
-  case Outcome::warn:
-    return "warning";
-  case Outcome::not_cached:
-    return "not cached";
+    case Outcome::pass:
+      return "ok";
+    case Outcome::fail:
+      return "FAILED";
+    case Outcome::warn:
+      return "warning";
+    case Outcome::not_cached:
+      return "not cached";
   }
   return "?";
 }
 
 bool VerifyReport::ok() const {
-  return std::none_of(checks.begin(), checks.end(),
-                      [](const Check& c) { return c.outcome == Outcome::fail; });
+  return std::none_of(
+    checks.begin(), checks.end(), [](const Check& c) { return c.outcome == Outcome::fail; });
 }
 
 std::string VerifyReport::first_failure() const {
@@ -50,44 +49,54 @@ std::vector<std::string> changed_identity_inputs(const Manifest& manifest) {
 
 namespace {
 
-void check_files(const util::Dir& prefix_dir, const Manifest& m, const WrappedCompiler& c,
+void check_files(const util::Dir& prefix_dir,
+                 const Manifest& m,
+                 const WrappedCompiler& c,
                  std::vector<Check>& out) {
   auto [dir_path, name] = util::split_relative(c.path);
   auto dir = prefix_dir.open_relative(dir_path);
   if (!dir) {
-    out.push_back({c.path, "files", Outcome::fail, dir.error().message});
+    out.push_back({ c.path, "files", Outcome::fail, dir.error().message });
     return;
   }
   auto shim = dir->sha256(name);
   if (!shim)
-    out.push_back({c.path, "shim", Outcome::fail, "missing; run 'shimctl install' again"});
+    out.push_back({ c.path, "shim", Outcome::fail, "missing; run 'shimctl install' again" });
   else if (*shim != m.shim_sha256)
-    out.push_back({c.path, "shim", Outcome::fail,
-                   "replaced by another file (a package upgrade?); run 'shimctl install' to "
-                   "adopt it"});
+    out.push_back({ c.path,
+                    "shim",
+                    Outcome::fail,
+                    "replaced by another file (a package upgrade?); run 'shimctl install' to "
+                    "adopt it" });
   else
-    out.push_back({c.path, "shim", Outcome::pass, "intact"});
+    out.push_back({ c.path, "shim", Outcome::pass, "intact" });
   auto real = dir->sha256(util::split_relative(c.real).second);
   if (!real)
-    out.push_back({c.path, "original", Outcome::fail, fmt::format("{} is missing", c.real)});
+    out.push_back({ c.path, "original", Outcome::fail, fmt::format("{} is missing", c.real) });
   else if (*real != c.original.sha256 && c.diverted_by)
     // dpkg wrote the package's newer file to the diverted .real: expected.
-    out.push_back({c.path, "original", Outcome::warn,
-                   fmt::format("{} was updated by its package (diverted); run 'shimctl install' "
-                               "to record it",
-                               c.real)});
+    out.push_back({ c.path,
+                    "original",
+                    Outcome::warn,
+                    fmt::format("{} was updated by its package (diverted); run 'shimctl install' "
+                                "to record it",
+                                c.real) });
   else if (*real != c.original.sha256)
-    out.push_back({c.path, "original", Outcome::fail,
-                   fmt::format("{} no longer matches its recorded SHA-256", c.real)});
+    out.push_back({ c.path,
+                    "original",
+                    Outcome::fail,
+                    fmt::format("{} no longer matches its recorded SHA-256", c.real) });
   else
-    out.push_back({c.path, "original", Outcome::pass, fmt::format("{} matches", c.real)});
+    out.push_back({ c.path, "original", Outcome::pass, fmt::format("{} matches", c.real) });
   for (const auto& alias : c.aliases) {
     auto [adir, aname] = util::split_relative(alias.path);
     auto d = prefix_dir.open_relative(adir);
     auto target = d ? d->read_link(aname) : util::Result<std::string>(std::unexpected(d.error()));
     if (!target || *target != alias.target)
-      out.push_back({alias.path, "alias", Outcome::fail,
-                     fmt::format("no longer a symlink to {}", alias.target)});
+      out.push_back({ alias.path,
+                      "alias",
+                      Outcome::fail,
+                      fmt::format("no longer a symlink to {}", alias.target) });
   }
 }
 
@@ -98,32 +107,40 @@ void check_job_lists(const Manifest& m, const WrappedCompiler& c, std::vector<Ch
   for (const auto& [invoked, recorded] : c.job_lists) {
     auto now = job_list(m.prefix, invoked, real_exe, original_exe);
     if (!now) {
-      out.push_back({invoked, "behaviour", Outcome::fail, now.error().message});
+      out.push_back({ invoked, "behaviour", Outcome::fail, now.error().message });
     } else if (*now != recorded) {
-      out.push_back({invoked, "behaviour", Outcome::fail,
-                     "its `-### -c` job list differs from the one recorded before install "
-                     "(driver mode, config file or resource dir changed)"});
+      out.push_back({ invoked,
+                      "behaviour",
+                      Outcome::fail,
+                      "its `-### -c` job list differs from the one recorded before install "
+                      "(driver mode, config file or resource dir changed)" });
     } else {
       ++same;
     }
   }
   if (!c.job_lists.empty() && same == c.job_lists.size())
-    out.push_back({c.path, "behaviour", Outcome::pass,
-                   fmt::format("{} name(s) keep their `-###` job list", same)});
+    out.push_back({ c.path,
+                    "behaviour",
+                    Outcome::pass,
+                    fmt::format("{} name(s) keep their `-###` job list", same) });
 }
 
-}  // namespace
+} // namespace
 
-util::Result<VerifyReport> verify(const Context& context, const util::Dir& prefix_dir,
-                                  const Manifest& m, const VerifyOptions& options) {
+util::Result<VerifyReport> verify(const Context& context,
+                                  const util::Dir& prefix_dir,
+                                  const Manifest& m,
+                                  const VerifyOptions& options) {
   VerifyReport report;
   auto& out = report.checks;
-  auto tool = util::run({m.cache.path, "--version"});
+  auto tool = util::run({ m.cache.path, "--version" });
   if (!tool || !tool->ok())
-    out.push_back({"cache", m.cache.kind, Outcome::fail,
-                   fmt::format("{} does not run; compiles bypass the cache", m.cache.path)});
+    out.push_back({ "cache",
+                    m.cache.kind,
+                    Outcome::fail,
+                    fmt::format("{} does not run; compiles bypass the cache", m.cache.path) });
   else
-    out.push_back({"cache", m.cache.kind, Outcome::pass, m.cache.path});
+    out.push_back({ "cache", m.cache.kind, Outcome::pass, m.cache.path });
 
   auto changed = changed_identity_inputs(m);
   if (!changed.empty()) {
@@ -132,33 +149,38 @@ util::Result<VerifyReport> verify(const Context& context, const util::Dir& prefi
       list += (i ? ", " : "") + changed[i];
     if (changed.size() > 5)
       list += fmt::format(" and {} more", changed.size() - 5);
-    out.push_back({"toolchain", "identity", Outcome::warn,
-                   fmt::format("toolchain changed since install: {}; cache keys follow the new "
-                               "contents; run 'shimctl refresh' to record them",
-                               list)});
+    out.push_back({ "toolchain",
+                    "identity",
+                    Outcome::warn,
+                    fmt::format("toolchain changed since install: {}; cache keys follow the new "
+                                "contents; run 'shimctl refresh' to record them",
+                                list) });
   } else {
-    out.push_back({"toolchain", "identity", Outcome::pass,
-                   fmt::format("{} inputs match fingerprint {}", m.fingerprint.inputs.size(),
-                               m.fingerprint.sha256.substr(0, 16))});
+    out.push_back({ "toolchain",
+                    "identity",
+                    Outcome::pass,
+                    fmt::format("{} inputs match fingerprint {}",
+                                m.fingerprint.inputs.size(),
+                                m.fingerprint.sha256.substr(0, 16)) });
   }
   auto events = read_events(prefix_dir);
   if (!events.empty())
-    out.push_back({"cache", "events", Outcome::warn, events});
+    out.push_back({ "cache", "events", Outcome::warn, events });
 
   std::uint64_t done = 0;
   for (const auto& c : m.compilers) {
     check_files(prefix_dir, m, c, out);
     if (!options.compile)
       continue;
-    context.meter({"verifying", "compilers", done, m.compilers.size()});
+    context.meter({ "verifying", "compilers", done, m.compilers.size() });
     if (c.name_handling == NameHandling::argv0)
       check_job_lists(m, c, out);
     verify_compiles(context, m, c, options, out);
-    context.meter({"verifying", "compilers", ++done, m.compilers.size()});
+    context.meter({ "verifying", "compilers", ++done, m.compilers.size() });
   }
   if (options.compile)
     verify_remote(m, options, out);
   return report;
 }
 
-}  // namespace shimctl::core
+} // namespace shimctl::core

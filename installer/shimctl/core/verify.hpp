@@ -5,7 +5,6 @@
 #include <shimctl/core/context.hpp>
 #include <shimctl/core/manifest.hpp>
 #include <shimctl/util/dir.hpp>
-
 #include <string>
 #include <vector>
 
@@ -14,8 +13,8 @@ namespace shimctl::core {
 enum class Outcome { pass, fail, warn, not_cached };
 
 struct Check {
-  std::string subject;  // a compiler path, or "toolchain", "cache"
-  std::string name;     // what was checked
+  std::string subject; // a compiler path, or "toolchain", "cache"
+  std::string name;    // what was checked
   Outcome outcome = Outcome::pass;
   std::string detail;
 };
@@ -32,7 +31,8 @@ struct VerifyOptions {
   bool compile = true;
 };
 
-[[nodiscard]] util::Result<VerifyReport> verify(const Context& context, const util::Dir& prefix_dir,
+[[nodiscard]] util::Result<VerifyReport> verify(const Context& context,
+                                                const util::Dir& prefix_dir,
                                                 const Manifest& manifest,
                                                 const VerifyOptions& options);
 
@@ -41,4 +41,4 @@ struct VerifyOptions {
 
 [[nodiscard]] std::string to_string(Outcome outcome);
 
-}  // namespace shimctl::core
+} // namespace shimctl::core

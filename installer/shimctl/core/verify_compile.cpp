@@ -1,11 +1,10 @@
+#include <fstream>
 #include <shimctl/core/cache_backend.hpp>
 #include <shimctl/core/scratch.hpp>
 #include <shimctl/core/shim_config.hpp>
 #include <shimctl/core/transaction.hpp>
 #include <shimctl/core/verify_compile.hpp>
 #include <shimctl/util/process.hpp>
-
-#include <fstream>
 #include <sstream>
 
 namespace shimctl::core {
@@ -43,16 +42,16 @@ bool is_cxx_name(const std::string& path) {
 
 Probe probe_for(const WrappedCompiler& c, const VerifyOptions& options) {
   switch (c.verify) {
-  case VerifyKind::hip:
-    return {"k.hip", hip_source, {"-x", "hip", "--offload-arch=" + options.offload_arch}};
-  case VerifyKind::cuda:
-    return {"k.cu", cuda_source, {"-arch=" + options.cuda_arch}};
-  case VerifyKind::c_cxx:
-    break;
+    case VerifyKind::hip:
+      return { "k.hip", hip_source, { "-x", "hip", "--offload-arch=" + options.offload_arch } };
+    case VerifyKind::cuda:
+      return { "k.cu", cuda_source, { "-arch=" + options.cuda_arch } };
+    case VerifyKind::c_cxx:
+      break;
   }
   if (is_cxx_name(c.path))
-    return {"x.cpp", cxx_source, {}};
-  return {"x.c", c_source, {}};
+    return { "x.cpp", cxx_source, {} };
+  return { "x.c", c_source, {} };
 }
 
 std::string last_block(const std::string& log) {
@@ -77,21 +76,25 @@ struct Compile {
   std::string object;
 };
 
-util::Result<Compile> compile_in_fresh_dir(const std::string& compiler, const Probe& probe,
-                                           util::RunOptions options, bool through_shim) {
+util::Result<Compile> compile_in_fresh_dir(const std::string& compiler,
+                                           const Probe& probe,
+                                           util::RunOptions options,
+                                           bool through_shim) {
   TRY_ASSIGN(auto scratch, ScratchDir::create("verify"));
   TRY(scratch.write(probe.file, probe.source));
   options.cwd = scratch.path();
   if (!through_shim)
     options.env["SHIMCTL_DISABLE"] = "1";
-  std::vector<std::string> argv{compiler};
+  std::vector<std::string> argv{ compiler };
   argv.insert(argv.end(), probe.flags.begin(), probe.flags.end());
-  argv.insert(argv.end(), {"-c", probe.file, "-o", "out.o"});
+  argv.insert(argv.end(), { "-c", probe.file, "-o", "out.o" });
   TRY_ASSIGN(auto r, util::run(argv, options));
-  return Compile{r, read_text(scratch.file("out.o"))};
+  return Compile{ r, read_text(scratch.file("out.o")) };
 }
 
-void check_link_and_run(const std::string& prefix, const std::string& invoked, const Probe& probe,
+void check_link_and_run(const std::string& prefix,
+                        const std::string& invoked,
+                        const Probe& probe,
                         std::vector<Check>& out) {
   auto scratch = ScratchDir::create("verify");
   if (!scratch)
@@ -100,16 +103,18 @@ void check_link_and_run(const std::string& prefix, const std::string& invoked, c
     return;
   util::RunOptions options;
   options.cwd = scratch->path();
-  auto link = util::run({prefix + "/" + invoked, probe.file, "-o", "prog"}, options);
+  auto link = util::run({ prefix + "/" + invoked, probe.file, "-o", "prog" }, options);
   if (!link || !link->ok()) {
-    out.push_back({invoked, "link", Outcome::fail,
-                   link ? first_line(link->err) : link.error().message});
+    out.push_back(
+      { invoked, "link", Outcome::fail, link ? first_line(link->err) : link.error().message });
     return;
   }
-  auto run = util::run({scratch->file("prog")});
+  auto run = util::run({ scratch->file("prog") });
   bool ran = run && run->ok() && run->out.find("shimctl verify") != std::string::npos;
-  out.push_back({invoked, "link+run", ran ? Outcome::pass : Outcome::fail,
-                 ran ? first_line(run->out) : "the linked program did not run"});
+  out.push_back({ invoked,
+                  "link+run",
+                  ran ? Outcome::pass : Outcome::fail,
+                  ran ? first_line(run->out) : "the linked program did not run" });
 }
 
 // sccache's reasons for not caching, from the statistics delta: ": -x".
@@ -124,7 +129,7 @@ std::string sccache_reasons(const util::Result<CacheStats>& before,
   return reasons;
 }
 
-}  // namespace
+} // namespace
 
 std::string read_events(const util::Dir& prefix_dir) {
   auto state = prefix_dir.open_relative(state_dir_name);
@@ -140,12 +145,15 @@ std::string read_events(const util::Dir& prefix_dir) {
     ++lines;
     last = line;
   }
-  return fmt::format("{} shim event(s) recorded in {}; last: {}", lines,
-                     state->path_of(events_file), last);
+  return fmt::format(
+    "{} shim event(s) recorded in {}; last: {}", lines, state->path_of(events_file), last);
 }
 
-void verify_compiles(const Context& context, const Manifest& m, const WrappedCompiler& c,
-                     const VerifyOptions& options, std::vector<Check>& out) {
+void verify_compiles(const Context& context,
+                     const Manifest& m,
+                     const WrappedCompiler& c,
+                     const VerifyOptions& options,
+                     std::vector<Check>& out) {
   (void)context;
   auto probe = probe_for(c, options);
   auto compiler = m.prefix + "/" + c.path;
@@ -156,7 +164,7 @@ void verify_compiles(const Context& context, const Manifest& m, const WrappedCom
   run_options.env["SHIMCTL_ACTIVE"] = std::nullopt;
   auto stats_log = ScratchDir::create("statslog");
   if (!stats_log) {
-    out.push_back({c.path, "compile", Outcome::fail, stats_log.error().message});
+    out.push_back({ c.path, "compile", Outcome::fail, stats_log.error().message });
     return;
   }
   auto log_path = stats_log->file("stats.log");
@@ -166,67 +174,87 @@ void verify_compiles(const Context& context, const Manifest& m, const WrappedCom
 
   auto cold = compile_in_fresh_dir(compiler, probe, shim_options, true);
   if (!cold || !cold->result.ok()) {
-    out.push_back({c.path, "compile", Outcome::fail,
-                   cold ? "a test compile through the shim failed: " + first_line(cold->result.err)
-                        : cold.error().message});
+    out.push_back({ c.path,
+                    "compile",
+                    Outcome::fail,
+                    cold ? "a test compile through the shim failed: " + first_line(cold->result.err)
+                         : cold.error().message });
     return;
   }
   auto before = read_stats(m.cache, run_options);
   auto warm = compile_in_fresh_dir(compiler, probe, shim_options, true);
   if (!warm || !warm->result.ok()) {
-    out.push_back({c.path, "compile", Outcome::fail,
-                   warm ? "the repeat compile failed: " + first_line(warm->result.err)
-                        : warm.error().message});
+    out.push_back({ c.path,
+                    "compile",
+                    Outcome::fail,
+                    warm ? "the repeat compile failed: " + first_line(warm->result.err)
+                         : warm.error().message });
     return;
   }
-  out.push_back({c.path, "compile", Outcome::pass,
-                 fmt::format("{} through the shim: {} bytes of object", probe.file,
-                             warm->object.size())});
+  out.push_back(
+    { c.path,
+      "compile",
+      Outcome::pass,
+      fmt::format("{} through the shim: {} bytes of object", probe.file, warm->object.size()) });
 
   if (m.cache.kind == "ccache") {
     auto block = last_block(read_text(log_path));
     bool hit = block.find("direct_cache_hit") != std::string::npos ||
                block.find("preprocessed_cache_hit") != std::string::npos;
-    std::string outcome = block.find('\n') == std::string::npos ? "" : block.substr(block.find('\n') + 1);
+    std::string outcome =
+      block.find('\n') == std::string::npos ? "" : block.substr(block.find('\n') + 1);
     std::replace(outcome.begin(), outcome.end(), '\n', ' ');
-    out.push_back({c.path, "cache hit", hit ? Outcome::pass : Outcome::fail,
-                   hit ? "the repeat compile was a cache hit (ccache stats log)"
-                       : "the repeat compile was not a cache hit: " +
-                             (outcome.empty() ? std::string("no stats log entry") : outcome)});
+    out.push_back({ c.path,
+                    "cache hit",
+                    hit ? Outcome::pass : Outcome::fail,
+                    hit ? "the repeat compile was a cache hit (ccache stats log)"
+                        : "the repeat compile was not a cache hit: " +
+                            (outcome.empty() ? std::string("no stats log entry") : outcome) });
   } else {
     auto after = read_stats(m.cache, run_options);
     if (before && after && after->hits() > before->hits())
-      out.push_back({c.path, "cache hit", Outcome::pass,
-                     "the repeat compile was a cache hit (sccache statistics delta)"});
+      out.push_back({ c.path,
+                      "cache hit",
+                      Outcome::pass,
+                      "the repeat compile was a cache hit (sccache statistics delta)" });
     else
-      out.push_back({c.path, "cache hit", Outcome::not_cached,
-                     fmt::format("not cached by sccache {}{} (it compiles, uncached)",
-                                 m.cache.version, sccache_reasons(before, after))});
+      out.push_back({ c.path,
+                      "cache hit",
+                      Outcome::not_cached,
+                      fmt::format("not cached by sccache {}{} (it compiles, uncached)",
+                                  m.cache.version,
+                                  sccache_reasons(before, after)) });
   }
 
   auto direct = compile_in_fresh_dir(compiler, probe, run_options, false);
   if (!direct || !direct->result.ok()) {
-    out.push_back({c.path, "reference", Outcome::warn, "the original alone failed to compile"});
+    out.push_back({ c.path, "reference", Outcome::warn, "the original alone failed to compile" });
   } else if (direct->object == warm->object) {
-    out.push_back({c.path, "reference", Outcome::pass, "identical to the original's object"});
+    out.push_back({ c.path, "reference", Outcome::pass, "identical to the original's object" });
   } else if (direct->object.size() == warm->object.size()) {
-    out.push_back({c.path, "reference", Outcome::pass,
-                   "same size as the original's object (bytes differ: nondeterministic compiler)"});
+    out.push_back(
+      { c.path,
+        "reference",
+        Outcome::pass,
+        "same size as the original's object (bytes differ: nondeterministic compiler)" });
   } else {
-    out.push_back({c.path, "reference", Outcome::fail,
-                   fmt::format("object is {} bytes, the original's {}", warm->object.size(),
-                               direct->object.size())});
+    out.push_back({ c.path,
+                    "reference",
+                    Outcome::fail,
+                    fmt::format("object is {} bytes, the original's {}",
+                                warm->object.size(),
+                                direct->object.size()) });
   }
 
   if (c.verify == VerifyKind::c_cxx) {
     check_link_and_run(m.prefix, c.path, probe, out);
     for (const auto& alias : c.aliases) {
       if (is_cxx_name(alias.path) && !is_cxx_name(c.path)) {
-        Probe cxx{"x.cpp", cxx_source, {}};
+        Probe cxx{ "x.cpp", cxx_source, {} };
         check_link_and_run(m.prefix, alias.path, cxx, out);
       }
     }
   }
 }
 
-}  // namespace shimctl::core
+} // namespace shimctl::core

@@ -7,15 +7,17 @@
 #include <shimctl/core/manifest.hpp>
 #include <shimctl/core/verify.hpp>
 #include <shimctl/util/dir.hpp>
-
 #include <vector>
 
 namespace shimctl::core {
 
-void verify_compiles(const Context& context, const Manifest& manifest, const WrappedCompiler& c,
-                     const VerifyOptions& options, std::vector<Check>& out);
+void verify_compiles(const Context& context,
+                     const Manifest& manifest,
+                     const WrappedCompiler& c,
+                     const VerifyOptions& options,
+                     std::vector<Check>& out);
 
 // A one-line summary of the shim's events.log ("" when there are none).
 [[nodiscard]] std::string read_events(const util::Dir& prefix_dir);
 
-}  // namespace shimctl::core
+} // namespace shimctl::core
