@@ -113,3 +113,16 @@ finish_suite() {
   if [ "$TESTS_FAILED" -eq 0 ] && [ -z "${SUITE_KEEP:-}" ]; then rm -rf "$SUITE_TMP"; fi
   [ "$TESTS_FAILED" -eq 0 ]
 }
+
+# private_rocm_copy: P = a private copy of the shared clang-15 rocm fixture in $TEST_DIR,
+# CCACHE_DIR = $TEST_DIR/ccache, small C and C++ sources, and the listing of P in ./before.
+private_rocm_copy() {
+  local shared
+  shared=$(rocm_prefix 15) || fail "cannot build the rocm fixture"
+  P=$TEST_DIR/prefix
+  cp -a "$shared" "$P"
+  export CCACHE_DIR=$TEST_DIR/ccache
+  echo 'int answer(void) { return 42; }' > x.c
+  echo 'int twice(int x) { return 2 * x; }' > x.cpp
+  tree_listing "$P" > before
+}

@@ -15,13 +15,7 @@ CLANG_NAMES="clang clang++ clang-15 clang++-15 amdclang amdclang++"
 # crash_fixture: P = a private copy of the clang-15 rocm prefix, sources, reference objects
 # made by the untouched toolchain, and the listing before install in $TEST_DIR/before.
 crash_fixture() {
-  local shared
-  shared=$(rocm_prefix 15) || fail "cannot build the rocm fixture"
-  P=$TEST_DIR/prefix
-  cp -a "$shared" "$P"
-  export CCACHE_DIR=$TEST_DIR/ccache
-  echo 'int answer(void) { return 42; }' > x.c
-  echo 'int twice(int x) { return 2 * x; }' > x.cpp
+  private_rocm_copy
   printf '#include <hip/hip_runtime.h>\n__global__ void k(int* p) { *p = 1; }\n' > x.hip
   mkdir -p ref
   local n
@@ -33,7 +27,6 @@ crash_fixture() {
     fail "reference clang-cl failed"
   "$P/llvm/bin/clang-cpp" x.c > ref/clang-cpp.i || fail "reference clang-cpp failed"
   "$P/bin/hipcc" -c x.c -o ref/hipcc.o || fail "reference hipcc failed"
-  tree_listing "$P" > before
 }
 
 # check_compilers WHAT [hip]: every wrapped name compiles and matches the reference objects.

@@ -9,14 +9,7 @@ suite_requires() {
 
 # stress_fixture: P = a private copy of the clang-15 rocm prefix; sources.
 stress_fixture() {
-  local shared
-  shared=$(rocm_prefix 15) || fail "cannot build the rocm fixture"
-  P=$TEST_DIR/prefix
-  cp -a "$shared" "$P"
-  export CCACHE_DIR=$TEST_DIR/ccache
-  echo 'int answer(void) { return 42; }' > x.c
-  echo 'int twice(int x) { return 2 * x; }' > x.cpp
-  tree_listing "$P" > before
+  private_rocm_copy
 }
 
 # hold_lock SECONDS [SCRIPT]: holds PREFIX/.shimctl/lock from a background process that writes

@@ -10,14 +10,7 @@ suite_requires() {
 
 # upgrade_fixture: P = a private copy of the clang-15 rocm prefix, installed (no verify).
 upgrade_fixture() {
-  local shared
-  shared=$(rocm_prefix 15) || fail "cannot build the rocm fixture"
-  P=$TEST_DIR/prefix
-  cp -a "$shared" "$P"
-  export CCACHE_DIR=$TEST_DIR/ccache
-  echo 'int answer(void) { return 42; }' > x.c
-  echo 'int twice(int x) { return 2 * x; }' > x.cpp
-  tree_listing "$P" > before
+  private_rocm_copy
   local n
   for n in clang clang++ clang-15 amdclang; do
     "$P/llvm/bin/$n" -c x.c -o "ref-$n.o" 2>/dev/null || fail "reference compile with $n failed"
