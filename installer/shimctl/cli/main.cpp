@@ -304,6 +304,15 @@ int main(int argc, char** argv) {
   cli::add_build_commands(app, context, registry);
   cli::add_help(app, context, registry); // last: footers and metavars for every command
 
+  // CLI11 reports an unknown first word as "A subcommand is required": name it instead.
+  if (argc > 1 && argv[1][0] != '-') {
+    try {
+      (void)app.get_subcommand(argv[1]);
+    } catch (const CLI::OptionNotFound&) {
+      fmt::print(stderr, "shimctl: error: unknown command '{}'; see 'shimctl --help'\n", argv[1]);
+      return static_cast<int>(ExitCode::usage);
+    }
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -197,6 +197,8 @@ test_bad_options() {
   P=$TEST_DIR/prefix
   cp -a "$fixture" "$P"
   full_listing "$P" > "$listing"
+  refuses 2 "$SHIMCTL" instal "$P"
+  expect_eq "shimctl: error: unknown command 'instal'; see 'shimctl --help'" "$ERR" "unknown command"
   refuses 2 "$SHIMCTL" install "$P" --layout nosuch
   expect_contains "$ERR" "shimctl: error: unknown layout 'nosuch'; known layouts: " "--layout nosuch"
   local l
