@@ -62,6 +62,7 @@ static char env_arena[ENV_ARENA];
 static size_t env_arena_used;
 static char active_entry[] = "SHIMCTL_ACTIVE=1";
 static bool trace;
+static bool cache_is_ccache = true;
 static bool self_replaced; /* our file was replaced while we started (a rollback or reinstall) */
 
 /* Concatenates the NULL-terminated string list into out, truncating; like snprintf it returns
@@ -229,7 +230,8 @@ static const char* parse_line(char* line, unsigned lineno) {
   } else if (strcmp(line, "cache-kind") == 0) {
     if (strcmp(rest, "ccache") && strcmp(rest, "sccache"))
       return malformed(lineno, "unknown cache-kind: ", rest);
-    return NULL; /* both take "CACHE COMPILER ARGS...": nothing differs for the shim */
+    cache_is_ccache = rest[0] == 'c'; /* both take "CACHE COMPILER ARGS..." */
+    return NULL;
   } else if (strcmp(line, "setenv") == 0 || strcmp(line, "appendenv") == 0) {
     char* eq = strchr(rest, '=');
     if (!eq || eq == rest)
@@ -476,8 +478,31 @@ static bool build_cache_arguments(int argc, char** argv, char* compiler) {
   return true;
 }
 
-/* Appends "<unix time> cache-missing <cache> <reason>" to state/events.log, best effort. */
-static void log_cache_missing(const char* reason) {
+/* ccache fails the compile ("Failed to create directory ...") when its cache directory is not
+ * writable, e.g. a root-owned --cache-dir used by another user. Returns that directory, or NULL
+ * when the cache can be used: one access(2) on the hot path. */
+static const char* unwritable_ccache_dir(void) {
+  static char parent[PATH_MAX];
+  if (!cache_is_ccache)
+    return NULL;
+  long at = find_env("CCACHE_DIR=", sizeof "CCACHE_DIR=" - 1);
+  const char* dir = at < 0 ? NULL : cache_env[at] + sizeof "CCACHE_DIR=" - 1;
+  if (!dir || !*dir || access(dir, W_OK | X_OK) == 0)
+    return NULL;
+  if (errno != ENOENT)
+    return dir;
+  /* Not created yet: ccache creates it if its parent is writable. */
+  if (concat(parent, sizeof parent, dir, NULL) >= sizeof parent)
+    return NULL;
+  char* slash = strrchr(parent, '/');
+  if (!slash || slash == parent)
+    return NULL;
+  *slash = '\0';
+  return access(parent, W_OK | X_OK) == 0 || errno == ENOENT ? NULL : dir;
+}
+
+/* Appends "<unix time> <event> <cache> <reason>" to state/events.log, best effort. */
+static void log_event(const char* event, const char* reason) {
   char path[PATH_MAX], line[PATH_MAX + 256], num[24];
   if (!state_dir || concat(path, sizeof path, state_dir, "/events.log", NULL) >= sizeof path)
     return;
@@ -485,8 +510,7 @@ static void log_cache_missing(const char* reason) {
   if (fd < 0)
     return;
   const char* now = format_unsigned((unsigned long long)time(NULL), num);
-  size_t len =
-    concat(line, sizeof line, now, " cache-missing ", cache_path, " ", reason, "\n", NULL);
+  size_t len = concat(line, sizeof line, now, " ", event, " ", cache_path, " ", reason, "\n", NULL);
   if (len < sizeof line) /* one write(2): O_APPEND keeps concurrent lines whole */
     write_best_effort(fd, line, len);
   close(fd);
@@ -521,11 +545,20 @@ int main(int argc, char** argv) {
 
   if (build_cache_environment() &&
       build_cache_arguments(argc, argv, compiler_for_cache(argv0, invoked, known))) {
+    const char* unwritable = unwritable_ccache_dir();
+    if (unwritable) {
+      log_event("cache-dir-unwritable", unwritable);
+      if (env_is("SHIMCTL_STRICT", "1")) {
+        say("cache directory ", unwritable, " is not writable by this user", STRICT_HINT, NULL);
+        return 1;
+      }
+      exec_original(real, argv);
+    }
     if (trace)
       say("cache ", cache_path, " ", cache_argv[1], NULL);
     execve(cache_path, cache_argv, cache_env);
     const char* reason = strerror(errno);
-    log_cache_missing(reason);
+    log_event("cache-missing", reason);
     if (env_is("SHIMCTL_STRICT", "1")) {
       say("cache tool ", cache_path, " cannot run: ", reason, STRICT_HINT, NULL);
       return 1;

@@ -369,3 +369,26 @@ test_original_missing() {
   expect_eq "shimctl-shim: original compiler $P/bin/cc.real cannot run: No such file or directory; run 'shimctl verify $P'" \
     "$err" "message"
 }
+
+test_unwritable_cache_dir_falls_back() {
+  TEST "a cache dir the user cannot write: the compile runs uncached instead of failing"
+  gcc_fixture
+  id nobody >/dev/null 2>&1 || { echo "    (no user nobody: skipped)"; return 0; }
+  mkdir -p "$TEST_DIR/rootcache" "$TEST_DIR/out"
+  chmod 755 "$SUITE_TMP" "$TEST_DIR" "$TEST_DIR/rootcache"
+  chmod 777 "$TEST_DIR/out"
+  write_conf "$(command -v ccache)" "compiler cc cc.real" "setenv CCACHE_DIR=$TEST_DIR/rootcache"
+  # Without the shim's guard ccache itself fails: "Failed to create directory ...".
+  runuser -u nobody -- env -u CCACHE_DIR HOME=/tmp CCACHE_DIR="$TEST_DIR/rootcache" \
+    ccache "$P/bin/cc.real" -c a.c -o "$TEST_DIR/out/plain.o" 2>/dev/null &&
+    fail "ccache unexpectedly compiled into an unwritable cache dir (the test proves nothing)"
+  runuser -u nobody -- env -u CCACHE_DIR HOME=/tmp "$P/bin/cc" -c a.c -o "$TEST_DIR/out/a.o" ||
+    fail "the compile failed because of the cache layer"
+  [ -s "$TEST_DIR/out/a.o" ] || fail "no object"
+  [ -z "$(ls -A "$TEST_DIR/rootcache")" ] || fail "something was written to the cache dir"
+  local err
+  err=$(runuser -u nobody -- env -u CCACHE_DIR HOME=/tmp SHIMCTL_STRICT=1 "$P/bin/cc" -c a.c \
+    -o "$TEST_DIR/out/b.o" 2>&1)
+  expect_eq 1 $? "strict exit code"
+  expect_eq "shimctl-shim: cache directory $TEST_DIR/rootcache is not writable by this user (SHIMCTL_STRICT=1; unset it to compile without the cache)" "$err" "strict message"
+}
