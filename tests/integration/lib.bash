@@ -126,3 +126,16 @@ private_rocm_copy() {
   echo 'int twice(int x) { return 2 * x; }' > x.cpp
   tree_listing "$P" > before
 }
+
+# validate_manifest FILE: FILE validates against manifests/manifest.schema.json (python3-jsonschema).
+validate_manifest() {
+  /usr/bin/python3 - "$SRC_DIR/manifests/manifest.schema.json" "$1" <<'EOF' || fail "manifest $1 does not validate"
+import json, sys, jsonschema
+schema = json.load(open(sys.argv[1]))
+jsonschema.Draft202012Validator.check_schema(schema)
+error = jsonschema.exceptions.best_match(
+    jsonschema.Draft202012Validator(schema).iter_errors(json.load(open(sys.argv[2]))))
+if error:
+    sys.exit("at %s: %s" % ("/".join(map(str, error.absolute_path)), error.message[:300]))
+EOF
+}

@@ -45,19 +45,6 @@ hits_in() { echo $(($(ccache_stat "$1" direct_cache_hit) + $(ccache_stat "$1" pr
 
 is_shim() { cmp -s "$SHIM_BIN" "$1"; }
 
-# validate_manifest FILE: against manifests/manifest.schema.json with python3-jsonschema.
-validate_manifest() {
-  /usr/bin/python3 - "$SRC_DIR/manifests/manifest.schema.json" "$1" <<'EOF' || fail "manifest $1 does not validate"
-import json, sys, jsonschema
-schema = json.load(open(sys.argv[1]))
-jsonschema.Draft202012Validator.check_schema(schema)
-error = jsonschema.exceptions.best_match(
-    jsonschema.Draft202012Validator(schema).iter_errors(json.load(open(sys.argv[2]))))
-if error:
-    sys.exit("at %s: %s" % ("/".join(map(str, error.absolute_path)), error.message[:300]))
-EOF
-}
-
 # ---- hipcc through the shim: absolute path, relative path, bare name through PATH --------------
 rocm_hipcc_paths() {
   TEST "hipcc (clang-$LLVM) by absolute, relative path and PATH: one entry, hits, object equals unshimmed"
