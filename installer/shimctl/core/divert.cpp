@@ -85,6 +85,25 @@ util::Status plan_diversions(Manifest& m, bool divert, std::vector<std::string>&
   return {};
 }
 
+// `dpkg-divert --package shimctl --no-rename --divert REAL ACTION ABS_PATH`: --no-rename because
+// shimctl's own journal steps move the files (without a gap).
+static util::Status run_dpkg_divert(std::string_view action,
+                                    const std::string& abs_path,
+                                    const std::string& real) {
+  TRY_ASSIGN(auto r,
+             util::run({ "dpkg-divert",
+                         "--package",
+                         std::string(divert_owner),
+                         "--no-rename",
+                         "--divert",
+                         real,
+                         std::string(action),
+                         abs_path }));
+  if (!r.ok())
+    return fail("dpkg-divert {} {} failed: {}", action, abs_path, first_line(r.err));
+  return {};
+}
+
 util::Status add_diversion(const std::string& abs_path) {
   TRY_ASSIGN(auto holder, diversion_holder(abs_path));
   auto real = abs_path + ".real";
@@ -98,36 +117,14 @@ util::Status add_diversion(const std::string& abs_path) {
                 "install without --divert",
                 abs_path,
                 holder == "LOCAL" ? "a local diversion" : holder);
-  TRY_ASSIGN(auto added,
-             util::run({ "dpkg-divert",
-                         "--package",
-                         std::string(divert_owner),
-                         "--no-rename",
-                         "--divert",
-                         real,
-                         "--add",
-                         abs_path }));
-  if (!added.ok())
-    return fail("dpkg-divert --add {} failed: {}", abs_path, first_line(added.err));
-  return {};
+  return run_dpkg_divert("--add", abs_path, real);
 }
 
 util::Status remove_diversion(const std::string& abs_path) {
   TRY_ASSIGN(auto holder, diversion_holder(abs_path));
   if (holder != divert_owner)
     return {}; // never added, or removed already
-  TRY_ASSIGN(auto removed,
-             util::run({ "dpkg-divert",
-                         "--package",
-                         std::string(divert_owner),
-                         "--no-rename",
-                         "--divert",
-                         abs_path + ".real",
-                         "--remove",
-                         abs_path }));
-  if (!removed.ok())
-    return fail("dpkg-divert --remove {} failed: {}", abs_path, first_line(removed.err));
-  return {};
+  return run_dpkg_divert("--remove", abs_path, abs_path + ".real");
 }
 
 } // namespace shimctl::core
