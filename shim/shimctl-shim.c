@@ -14,6 +14,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -375,11 +376,33 @@ static const char* verify_hint(void) {
   return hint;
 }
 
-static _Noreturn void exec_original(const char* real, char** argv) {
+/* True when PATH is an executable file other than this shim: compares inodes, so a shim that
+ * was replaced after it started (a rollback) does not count as itself. */
+static bool is_other_executable(const char* path) {
+  struct stat self, other;
+  return stat("/proc/self/exe", &self) == 0 && stat(path, &other) == 0 &&
+         (self.st_dev != other.st_dev || self.st_ino != other.st_ino) && access(path, X_OK) == 0;
+}
+
+/* A rollback renames D/NAME.real back over D/NAME in one step: once NAME.real is gone and NAME is
+ * no longer this shim, NAME is the original compiler. Runs it; returns if that is not the case. */
+static void exec_if_restored(const char* name, char** argv) {
+  char path[PATH_MAX];
+  if (!path_in_self_dir(path, name, "") || !is_other_executable(path))
+    return;
+  if (trace)
+    say("restored ", path, NULL);
+  execve(path, argv, environ);
+}
+
+static _Noreturn void exec_original(const char* real, const char* name, char** argv) {
   if (trace)
     say("direct ", real, NULL);
   execve(real, argv, environ);
-  const char* reason = strerror(errno);
+  int error = errno;
+  if (error == ENOENT && name)
+    exec_if_restored(name, argv);
+  const char* reason = strerror(error);
   say("original compiler ", real, " cannot run: ", reason, "; ", verify_hint(), NULL);
   _exit(127);
 }
@@ -390,11 +413,13 @@ static _Noreturn void run_without_config(char** argv, const char* invoked, const
   char real[PATH_MAX];
   for (int i = 0; i < (strcmp(invoked, self_name) == 0 ? 1 : 2); i++)
     if (path_in_self_dir(real, names[i], ".real") && access(real, X_OK) == 0)
-      exec_original(real, argv);
+      exec_original(real, names[i], argv);
   /* A rollback renamed the original back over us between our exec and reading the config:
    * the name now holds the original compiler. */
   if (self_replaced && access(self_path, X_OK) == 0)
-    exec_original(self_path, argv);
+    exec_original(self_path, NULL, argv);
+  for (int i = 0; i < (strcmp(invoked, self_name) == 0 ? 1 : 2); i++)
+    exec_if_restored(names[i], argv);
   say(why, "; run 'shimctl verify'", NULL);
   _exit(127);
 }
@@ -541,7 +566,7 @@ int main(int argc, char** argv) {
   if (!path_in_self_dir(real, compiler->arg2, ""))
     run_without_config(argv, invoked, "path too long");
   if (wants_direct_exec(argc, argv))
-    exec_original(real, argv);
+    exec_original(real, compiler->arg1, argv);
 
   if (build_cache_environment() &&
       build_cache_arguments(argc, argv, compiler_for_cache(argv0, invoked, known))) {
@@ -552,7 +577,7 @@ int main(int argc, char** argv) {
         say("cache directory ", unwritable, " is not writable by this user", STRICT_HINT, NULL);
         return 1;
       }
-      exec_original(real, argv);
+      exec_original(real, compiler->arg1, argv);
     }
     if (trace)
       say("cache ", cache_path, " ", cache_argv[1], NULL);
@@ -564,5 +589,5 @@ int main(int argc, char** argv) {
       return 1;
     }
   }
-  exec_original(real, argv); /* the cache layer must never fail a compile */
+  exec_original(real, compiler->arg1, argv); /* the cache layer must never fail a compile */
 }

@@ -145,8 +145,13 @@ int run_verify(const core::Context& context, const Common& common, core::VerifyO
   return report->ok() ? 0 : static_cast<int>(ExitCode::failure);
 }
 
-int run_rollback(const core::Context& context, const Common& common, bool force) {
-  core::RollbackOptions options{ default_prefix(common.prefix), force, common.session() };
+int run_rollback(const core::Context& context,
+                 const Common& common,
+                 bool force,
+                 double busy_wait_seconds) {
+  core::RollbackOptions options{ default_prefix(common.prefix), force, common.session(), {} };
+  options.busy.limit = std::chrono::milliseconds(static_cast<long>(busy_wait_seconds * 1000));
+  options.busy.notice = [](const std::string& line) { fmt::print(stderr, "shimctl: {}\n", line); };
   auto result = core::rollback(context, options);
   if (!result)
     return report_error(result.error());
@@ -282,6 +287,13 @@ int main(int argc, char** argv) {
     app.add_subcommand("rollback", "Put every original back byte-identical and remove the shims");
   add_common(rollback, common, false);
   rollback->add_flag("--force", force, "Restore originals even if they changed since install");
+  double busy_wait = 120;
+  rollback
+    ->add_option("--busy-wait",
+                 busy_wait,
+                 "Wait up to SECONDS for compiles still running an original's .real before "
+                 "removing it (default 120)")
+    ->check(CLI::NonNegativeNumber);
 
   auto* status =
     app.add_subcommand("status", "Show what is wrapped, the cache and its hit/miss counts");
@@ -329,7 +341,7 @@ int main(int argc, char** argv) {
     if (*verify)
       return run_verify(context, common, verify_options);
     if (*rollback)
-      return run_rollback(context, common, force);
+      return run_rollback(context, common, force, busy_wait);
     if (*status)
       return run_status(context, common);
     if (*refresh)

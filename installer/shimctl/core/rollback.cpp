@@ -108,6 +108,7 @@ util::Result<RollbackResult> rollback_session(const Context& context,
                 join(found.mismatched));
   Journal journal{ "rollback", Recovery::redo, m.shim_sha256, rollback_steps(m) };
   Transaction transaction(session.dir, session.shim_bytes);
+  transaction.set_busy_wait(options.busy);
   TRY(transaction.run(journal, step_progress(context, journal.steps.size())));
   for (const auto& c : m.compilers) {
     if (std::find(found.upgraded.begin(), found.upgraded.end(), c.path) != found.upgraded.end())

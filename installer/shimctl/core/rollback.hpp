@@ -13,6 +13,7 @@ struct RollbackOptions {
   std::string prefix;
   bool force = false; // restore a .real even if it no longer matches its hash
   SessionOptions session;
+  BusyWait busy; // how long to wait for compiles still running a .real
 };
 
 struct RollbackResult {

@@ -2,8 +2,10 @@
 #include <nlohmann/json.hpp>
 #include <shimctl/core/divert.hpp>
 #include <shimctl/core/transaction.hpp>
+#include <shimctl/util/proc_users.hpp>
 #include <shimctl/util/sha256.hpp>
 #include <signal.h>
+#include <thread>
 #include <unistd.h>
 
 namespace shimctl::core {
@@ -177,6 +179,46 @@ util::Status Transaction::remove_temporaries(const util::Dir& dir, const std::st
   return {};
 }
 
+namespace {
+
+std::string describe_processes(const std::vector<pid_t>& pids) {
+  std::string list;
+  for (auto pid : pids)
+    list += fmt::format("{}{}", list.empty() ? "" : ", ", pid);
+  return pids.size() == 1 ? fmt::format("1 process (pid {})", list)
+                          : fmt::format("{} processes (pids {})", pids.size(), list);
+}
+
+} // namespace
+
+util::Status Transaction::retire(const util::Dir& dir, const std::string& real) const {
+  using namespace std::chrono;
+  const auto path = dir.path_of(real);
+  const auto deadline = steady_clock::now() + busy_.limit;
+  const auto seconds = duration_cast<duration<double>>(busy_.limit).count();
+  for (bool told = false;; told = true) {
+    auto pids = util::processes_running(path);
+    if (pids.empty())
+      break;
+    if (steady_clock::now() >= deadline) {
+      busy_.notice(fmt::format("{} still running {} after {:g} s; removed it anyway: those "
+                               "compiles fail if they start it again",
+                               describe_processes(pids),
+                               path,
+                               seconds));
+      break;
+    }
+    if (!told)
+      busy_.notice(fmt::format("waiting for {} still running {} (up to {:g} s, --busy-wait)",
+                               describe_processes(pids),
+                               path,
+                               seconds));
+    std::this_thread::sleep_for(milliseconds(50));
+  }
+  TRY(dir.remove(real));
+  return dir.sync();
+}
+
 util::Status Transaction::apply(const Step& step, const std::string& shim_sha256) {
   // Diversions live in dpkg's database, not in the prefix; both calls are idempotent.
   if (step.kind == StepKind::divert)
@@ -224,17 +266,16 @@ util::Status Transaction::apply(const Step& step, const std::string& shim_sha256
         return {}; // already restored
       TRY_ASSIGN(auto current, dir.stat(name));
       TRY_ASSIGN(bool shim_in_place, is_shim(dir, name, shim_sha256));
-      if (current && !shim_in_place && !same_inode(*current, *real)) {
-        // A package upgrade replaced the shim: keep the newer compiler.
-        TRY(dir.remove(real_of(name)));
-        return dir.sync();
+      bool upgraded = current && !shim_in_place && !same_inode(*current, *real);
+      if (!upgraded && !(current && same_inode(*current, *real))) {
+        // The original back under its name in one rename, PATH.real kept for
+        // the compiles that are running it (a package upgrade that replaced
+        // the shim is kept: the stale PATH.real just goes).
+        TRY(dir.link(real_of(name), "." + name + ".shimctl-tmp.restore"));
+        TRY(dir.rename("." + name + ".shimctl-tmp.restore", name));
+        TRY(dir.sync());
       }
-      if (current && same_inode(*current, *real)) {
-        TRY(dir.remove(real_of(name)));
-        return dir.sync();
-      }
-      TRY(dir.rename(real_of(name), name));
-      return dir.sync();
+      return retire(dir, real_of(name));
     }
     case StepKind::remove_file:
       TRY(dir.remove(name));
@@ -269,10 +310,8 @@ util::Status Transaction::undo(const Step& step, const std::string& shim_sha256)
     case StepKind::link_real: {
       TRY_ASSIGN(auto original, dir.stat(name));
       TRY_ASSIGN(auto real, dir.stat(real_of(name)));
-      if (real && original && same_inode(*real, *original)) {
-        TRY(dir.remove(real_of(name)));
-        return dir.sync();
-      }
+      if (real && original && same_inode(*real, *original))
+        return retire(dir, real_of(name));
       if (real && !original) {
         TRY(dir.rename(real_of(name), name));
         return dir.sync();

@@ -4,6 +4,7 @@
 // journal and recovers: an install is undone, a rollback is finished.
 #pragma once
 
+#include <chrono>
 #include <functional>
 #include <optional>
 #include <shimctl/util/dir.hpp>
@@ -25,7 +26,7 @@ enum class StepKind {
   link_real,      // PATH.real = hard link to PATH (the original keeps its inode)
   write_file,     // PATH = CONTENT (shim config, manifest), atomically
   place_shim,     // PATH = the shim (temp file, fsync, rename over PATH)
-  restore,        // PATH = PATH.real again (rename), or drop a stale PATH.real
+  restore,        // PATH = PATH.real again (link + rename), then PATH.real goes once unused
   remove_file,    // unlink PATH
   adopt_original, // PATH.real = PATH (a package upgrade replaced PATH)
   divert,         // dpkg-divert PATH to PATH.real (core/divert.hpp); undo removes it
@@ -61,6 +62,13 @@ struct Journal {
 // Step-by-step progress reporting: (step index, step, what was done).
 using StepObserver = std::function<void(std::size_t, const Step&, const std::string&)>;
 
+// Removing a PATH.real waits (up to LIMIT) for the processes still running it:
+// a clang driver started as clang.real runs clang.real again for each job.
+struct BusyWait {
+  std::chrono::milliseconds limit{ std::chrono::seconds(120) };
+  std::function<void(const std::string&)> notice = [](const std::string&) {};
+};
+
 class Transaction {
 public:
   // PREFIX_DIR: the prefix; SHIM_BYTES: the shim binary (for place_shim).
@@ -77,6 +85,10 @@ public:
   [[nodiscard]] util::Status apply(const Step& step, const std::string& shim_sha256);
   [[nodiscard]] util::Status undo(const Step& step, const std::string& shim_sha256);
 
+  void set_busy_wait(BusyWait busy) {
+    busy_ = std::move(busy);
+  }
+
 private:
   [[nodiscard]] util::Status write_journal(const Journal& journal);
   [[nodiscard]] util::Status remove_journal();
@@ -86,10 +98,13 @@ private:
                                            const std::string& shim_sha256) const;
   [[nodiscard]] util::Status remove_temporaries(const util::Dir& dir,
                                                 const std::string& name) const;
+  // Removes DIR/REAL once no process runs it (or BusyWait::limit passed).
+  [[nodiscard]] util::Status retire(const util::Dir& dir, const std::string& real) const;
 
   const util::Dir& prefix_;
   std::string shim_bytes_;
   std::string shim_sha_;
+  BusyWait busy_;
 };
 
 [[nodiscard]] std::string journal_to_json(const Journal& journal);

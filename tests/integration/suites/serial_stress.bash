@@ -90,6 +90,56 @@ test_waiter_survives_the_state_dir_going_away() {
   expect_same_tree before "$P"
 }
 
+# hold_real: a clang started as $P/llvm/bin/clang.real that waits on its stdin until
+# $TEST_DIR/go exists, as a driver does between the jobs it runs. Sets HELD_PID.
+hold_real() {
+  rm -f "$TEST_DIR/go"
+  { while [ ! -e "$TEST_DIR/go" ]; do sleep 0.05; done; echo 'int held(void) { return 1; }'; } |
+    "$P/llvm/bin/clang.real" -x c -c - -o held.o &
+  HELD_PID=$!
+  local i
+  for ((i = 0; i < 100; i++)); do
+    [ "$(readlink "/proc/$HELD_PID/exe")" = "$P/llvm/bin/clang.real" ] && return 0
+    sleep 0.02
+  done
+  fail "the held clang.real did not start"
+}
+
+test_rollback_waits_for_a_running_original() {
+  TEST "rollback puts the original back at once, and removes NAME.real only when no process runs it"
+  stress_fixture
+  "$SHIMCTL" install --no-verify "$P" > /dev/null || fail "install failed"
+  hold_real
+  "$SHIMCTL" rollback --busy-wait 30 "$P" > rollback.out 2>&1 &
+  local rollback_pid=$! i
+  for ((i = 0; i < 100; i++)); do grep -q "waiting for" rollback.out && break; sleep 0.05; done
+  expect_contains "$(cat rollback.out)" \
+    "shimctl: waiting for 1 process (pid $HELD_PID) still running $P/llvm/bin/clang.real (up to 30 s, --busy-wait)" \
+    "rollback's notice"
+  expect_eq "$(sha256sum < /usr/lib/llvm-15/bin/clang)" "$(sha256sum < "$P/llvm/bin/clang")" \
+    "clang is the original again while rollback waits"
+  [ -e "$P/llvm/bin/clang.real" ] || fail "clang.real was removed while a process runs it"
+  touch "$TEST_DIR/go"
+  wait "$HELD_PID" || fail "the held compile failed"
+  [ -s held.o ] || fail "the held compile wrote no object"
+  wait "$rollback_pid" || fail "rollback failed: $(cat rollback.out)"
+  expect_same_tree before "$P"
+}
+
+test_rollback_busy_wait_zero() {
+  TEST "rollback --busy-wait 0 removes NAME.real at once and says who may fail"
+  stress_fixture
+  "$SHIMCTL" install --no-verify "$P" > /dev/null || fail "install failed"
+  hold_real
+  local out
+  out=$("$SHIMCTL" rollback --busy-wait 0 "$P" 2>&1) || fail "rollback failed: $out"
+  expect_contains "$out" "shimctl: 1 process (pid $HELD_PID) still running $P/llvm/bin/clang.real after 0 s; removed it anyway" \
+    "rollback --busy-wait 0"
+  touch "$TEST_DIR/go"
+  wait "$HELD_PID" # started before the removal: it has its file open and finishes
+  expect_same_tree before "$P"
+}
+
 # worker ID: compiles through every wrapped name until $TEST_DIR/stop exists; writes
 # "done failed wrong" to $TEST_DIR/worker-ID.count.
 worker() {

@@ -370,6 +370,16 @@ test_original_missing() {
     "$err" "message"
 }
 
+test_original_restored_mid_call() {
+  TEST "NAME.real renamed back over NAME mid-call (a rollback): the restored original runs"
+  recorder_fixture "alias cxx cc"
+  cp "$SHIM_BIN" "$P/bin/cxx" # a shim that started before the rollback renamed cc.real over cc
+  mv "$P/bin/cc.real" "$P/bin/cc"
+  SHIMCTL_ACTIVE=1 "$P/bin/cxx" -c x.c
+  expect_eq 0 $? "exit code"
+  expect_eq "cc|$P/bin/cxx|-c|x.c" "$(calls)" "the restored original ran, argv unchanged"
+}
+
 test_unwritable_cache_dir_falls_back() {
   TEST "a cache dir the user cannot write: the compile runs uncached instead of failing"
   gcc_fixture
