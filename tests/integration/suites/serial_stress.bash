@@ -140,10 +140,18 @@ test_rollback_busy_wait_zero() {
   expect_same_tree before "$P"
 }
 
+# The one failure no installer can prevent: the kernel started perl on the hipcc *script*, and
+# before perl opened it by path, install renamed the shim over it (the window is perl's startup,
+# about a millisecond; see README "Limits"). Binaries have no such window.
+script_swap_race() {
+  [ "$1" = bin/hipcc ] && [ "$(cat "$2")" = \
+    "Unrecognized character \x7F; marked by <-- HERE after <-- HERE near column 1 at $P/bin/hipcc line 1." ]
+}
+
 # worker ID: compiles through every wrapped name until $TEST_DIR/stop exists; writes
-# "done failed wrong" to $TEST_DIR/worker-ID.count.
+# "done failed wrong races" to $TEST_DIR/worker-ID.count.
 worker() {
-  local id=$1 out=$TEST_DIR/w$1 done=0 failed=0 wrong=0 n src obj
+  local id=$1 out=$TEST_DIR/w$1 done=0 failed=0 wrong=0 races=0 n src obj
   mkdir -p "$out"
   while [ ! -e "$TEST_DIR/stop" ]; do
     for n in bin/hipcc llvm/bin/clang llvm/bin/clang++ llvm/bin/clang-15 llvm/bin/clang++-15 \
@@ -151,15 +159,18 @@ worker() {
       case $n in *++* | */hipcc) src=x.cpp ;; *) src=x.c ;; esac
       obj=$out/$(basename "$n").o
       rm -f "$obj"
-      if "$P/$n" -c "$src" -o "$obj" 2>> "$out/errors"; then
+      if "$P/$n" -c "$src" -o "$obj" 2> "$out/last-error"; then
         cmp -s "$obj" "ref/$(basename "$n").o" || { wrong=$((wrong + 1)); cp "$obj" "$obj.wrong.$done"; }
+      elif script_swap_race "$n" "$out/last-error"; then
+        races=$((races + 1))
       else
-        failed=$((failed + 1)); echo "failed: $n (compile $done)" >> "$out/errors"
+        failed=$((failed + 1))
+        { cat "$out/last-error"; echo "failed: $n (compile $done)"; } >> "$out/errors"
       fi
       done=$((done + 1))
     done
   done
-  echo "$done $failed $wrong" > "$TEST_DIR/worker-$id.count"
+  echo "$done $failed $wrong $races" > "$TEST_DIR/worker-$id.count"
 }
 
 test_live_compiles_while_install_and_rollback_alternate() {
@@ -183,13 +194,16 @@ test_live_compiles_while_install_and_rollback_alternate() {
   touch stop
   wait
   t1=$(millis)
-  local d1 f1 w1 d2 f2 w2
-  read -r d1 f1 w1 < worker-1.count || fail "worker 1 left no count"
-  read -r d2 f2 w2 < worker-2.count || fail "worker 2 left no count"
+  local d1 f1 w1 r1 d2 f2 w2 r2
+  read -r d1 f1 w1 r1 < worker-1.count || fail "worker 1 left no count"
+  read -r d2 f2 w2 r2 < worker-2.count || fail "worker 2 left no count"
   echo "    $rounds installs + $rounds rollbacks in $((t1 - t0)) ms; compiles: $((d1 + d2))," \
-    "failed: $((f1 + f2)), wrong objects: $((w1 + w2))"
+    "failed: $((f1 + f2)), wrong objects: $((w1 + w2)), perl-script swap races: $((r1 + r2))"
   [ $((f1 + f2)) -eq 0 ] || fail "$((f1 + f2)) compiles failed: $(sort w*/errors | uniq -c | head -20)"
   [ $((w1 + w2)) -eq 0 ] || fail "$((w1 + w2)) objects differ from the reference"
+  # A race needs a compile starting within a millisecond of an install: a few per run at most,
+  # whereas a shim that perl reads on every call would fail every hipcc compile.
+  [ $((r1 + r2)) -le $((rounds / 4)) ] || fail "$((r1 + r2)) perl-script swap races: not a race"
   # At least one compile per install or rollback on average (the machine may be busy).
   [ $((d1 + d2)) -ge $((2 * rounds)) ] || fail "only $((d1 + d2)) compiles ran"
   expect_same_tree before "$P"
