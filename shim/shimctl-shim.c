@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -28,6 +29,10 @@ __attribute__((used)) static const char shim_ident[] = "@(#)shimctl-shim " SHIMC
 #define CONFIG_NAME ".shimctl.conf"
 #define CONFIG_HEADER "shimctl-shim-config 1"
 #define CONFIG_MAX (256 * 1024)
+#define IDENTITY_NAME "identity" /* in the state dir: the identity snapshot */
+#define IDENTITY_HEADER "shimctl-identity 1"
+#define IDENTITY_MAX (256 * 1024)
+#define FINGERPRINT_KEY_LEN 32 /* hex digits of the fingerprint in the cache key */
 #define STRICT_HINT " (SHIMCTL_STRICT=1; unset it to compile without the cache)"
 #define MAX_DIRECTIVES 8192     /* compiler, alias, setenv and appendenv lines */
 #define MAX_ENV 32768           /* environment entries handed to the cache tool */
@@ -65,6 +70,10 @@ static char active_entry[] = "SHIMCTL_ACTIVE=1";
 static bool trace;
 static bool cache_is_ccache = true;
 static bool self_replaced; /* our file was replaced while we started (a rollback or reinstall) */
+static char* identity_helper; /* shimctl, which re-checks the identity when the snapshot is stale */
+static char identity_text[IDENTITY_MAX + 2];
+static char compiler_check_entry[] = "CCACHE_COMPILERCHECK=string:shimctl-"
+                                     "................................";
 
 /* Concatenates the NULL-terminated string list into out, truncating; like snprintf it returns
  * the untruncated length, so a result >= cap means "did not fit". */
@@ -228,6 +237,11 @@ static const char* parse_line(char* line, unsigned lineno) {
     else
       cache_path = rest;
     return NULL;
+  } else if (strcmp(line, "identity-helper") == 0) {
+    if (rest[0] != '/')
+      return malformed(lineno, "path must be absolute: ", rest);
+    identity_helper = rest;
+    return NULL;
   } else if (strcmp(line, "cache-kind") == 0) {
     if (strcmp(rest, "ccache") && strcmp(rest, "sccache"))
       return malformed(lineno, "unknown cache-kind: ", rest);
@@ -293,33 +307,43 @@ static const char* parse_config(size_t len) {
   return NULL;
 }
 
-/* Reads and parses D/.shimctl.conf; returns NULL or a problem. */
-static const char* load_config(void) {
-  if (concat(config_path, sizeof config_path, self_dir, "/" CONFIG_NAME, NULL) >= PATH_MAX)
-    return "path of the shim too long";
-  int fd = open(config_path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    concat(problem, sizeof problem, "cannot read ", config_path, ": ", strerror(errno), NULL);
-    return problem;
-  }
-  size_t len = 0;
-  while (len <= CONFIG_MAX) { /* stops once the file is known to be too large */
-    ssize_t n = read(fd, config_text + len, CONFIG_MAX + 1 - len);
+/* Reads up to MAX + 1 bytes of PATH into BUF and NUL-terminates them (*len > max: too large).
+ * False with errno set when the file cannot be read. */
+static bool read_small_file(const char* path, char* buf, size_t max, size_t* len) {
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return false;
+  *len = 0;
+  while (*len <= max) { /* stops once the file is known to be too large */
+    ssize_t n = read(fd, buf + *len, max + 1 - *len);
     if (n == 0)
       break;
     if (n < 0 && errno == EINTR)
       continue;
     if (n < 0) {
-      concat(problem, sizeof problem, "cannot read ", config_path, ": ", strerror(errno), NULL);
+      int error = errno;
       close(fd);
-      return problem;
+      errno = error;
+      return false;
     }
-    len += (size_t)n;
+    *len += (size_t)n;
   }
   close(fd);
+  buf[*len] = '\0';
+  return true;
+}
+
+/* Reads and parses D/.shimctl.conf; returns NULL or a problem. */
+static const char* load_config(void) {
+  if (concat(config_path, sizeof config_path, self_dir, "/" CONFIG_NAME, NULL) >= PATH_MAX)
+    return "path of the shim too long";
+  size_t len;
+  if (!read_small_file(config_path, config_text, CONFIG_MAX, &len)) {
+    concat(problem, sizeof problem, "cannot read ", config_path, ": ", strerror(errno), NULL);
+    return problem;
+  }
   if (len > CONFIG_MAX)
     return malformed(0, "larger than 256 KiB", "");
-  config_text[len] = '\0';
   return parse_config(len);
 }
 
@@ -473,6 +497,9 @@ static bool build_cache_environment(void) {
         return false;
     }
   }
+  if (identity_helper && cache_is_ccache && find_env("CCACHE_COMPILERCHECK=", 21) < 0 &&
+      !push_env(compiler_check_entry))
+    return false;
   if (!push_env(active_entry))
     return false;
   cache_env[cache_env_count] = NULL;
@@ -541,9 +568,145 @@ static void log_event(const char* event, const char* reason) {
   close(fd);
 }
 
+static bool is_fingerprint(const char* s) {
+  for (int i = 0; i < 64; i++)
+    if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
+      return false;
+  return s[64] == '\0' || s[64] == '\n';
+}
+
+/* Reads a decimal number followed by one space. */
+static bool parse_number(char** cursor, unsigned long long* out) {
+  char* p = *cursor;
+  unsigned long long value = 0;
+  if (*p < '0' || *p > '9')
+    return false;
+  while (*p >= '0' && *p <= '9')
+    value = value * 10 + (unsigned long long)(*p++ - '0');
+  if (*p != ' ')
+    return false;
+  *cursor = p + 1;
+  *out = value;
+  return true;
+}
+
+static unsigned long long nanoseconds(struct timespec t) {
+  return (unsigned long long)t.tv_sec * 1000000000ULL + (unsigned long long)t.tv_nsec;
+}
+
+/* One input line of the snapshot, "INODE SIZE MTIME_NS CTIME_NS NAME": unchanged since then? */
+static bool input_unchanged(int dir_fd, char* line) {
+  unsigned long long ino, size, mtime, ctime;
+  struct stat st;
+  return dir_fd >= 0 && parse_number(&line, &ino) && parse_number(&line, &size) &&
+         parse_number(&line, &mtime) && parse_number(&line, &ctime) && *line &&
+         fstatat(dir_fd, line, &st, 0) == 0 && st.st_ino == ino &&
+         (unsigned long long)st.st_size == size && nanoseconds(st.st_mtim) == mtime &&
+         nanoseconds(st.st_ctim) == ctime;
+}
+
+/* The identity guard. STATE/identity holds the toolchain fingerprint and, per input file, the stat
+ * data it had when it was hashed (grouped under "dir PATH" lines). When every input still has
+ * that stat data, the fingerprint is current: its first digits go to KEY. Any change (content,
+ * a replaced file, a touch) makes the snapshot stale. */
+static bool snapshot_is_current(char* key) {
+  char path[PATH_MAX];
+  size_t len;
+  if (!state_dir || concat(path, sizeof path, state_dir, "/" IDENTITY_NAME, NULL) >= sizeof path ||
+      !read_small_file(path, identity_text, IDENTITY_MAX, &len) || len == 0 || len > IDENTITY_MAX)
+    return false;
+  char* end = identity_text + len;
+  if (end[-1] != '\n')
+    return false; /* every line ends with a newline: a truncated snapshot is stale */
+  int dir_fd = -1;
+  unsigned lineno = 0;
+  bool current = true;
+  for (char* line = identity_text; current && line < end; lineno++) {
+    char* newline = memchr(line, '\n', (size_t)(end - line));
+    *newline = '\0';
+    if (lineno == 0) {
+      current = strcmp(line, IDENTITY_HEADER) == 0;
+    } else if (lineno == 1) {
+      current = starts_with(line, "fingerprint ") && is_fingerprint(line + 12);
+      if (current)
+        memcpy(key, line + 12, FINGERPRINT_KEY_LEN);
+    } else if (starts_with(line, "dir ")) {
+      if (dir_fd >= 0)
+        close(dir_fd);
+      dir_fd = open(line + 4, O_PATH | O_DIRECTORY | O_CLOEXEC);
+      current = dir_fd >= 0;
+    } else {
+      current = input_unchanged(dir_fd, line);
+    }
+    line = newline + 1;
+  }
+  if (dir_fd >= 0)
+    close(dir_fd);
+  return current && lineno >= 2;
+}
+
+/* A stale snapshot: `IDENTITY_HELPER identity-check PREFIX` hashes the inputs, rewrites the
+ * snapshot when it may, and prints the fingerprint. Its stdin and stderr are /dev/null: the
+ * compile's streams belong to the compiler. */
+static bool helper_fingerprint(char* key) {
+  static char command[] = "identity-check";
+  char prefix[PATH_MAX], out[128];
+  const char* slash = state_dir ? strrchr(state_dir, '/') : NULL;
+  if (!slash)
+    return false;
+  size_t prefix_len = slash == state_dir ? 1 : (size_t)(slash - state_dir);
+  memcpy(prefix, state_dir, prefix_len);
+  prefix[prefix_len] = '\0';
+  int fds[2];
+  if (pipe2(fds, O_CLOEXEC) != 0)
+    return false;
+  pid_t pid = fork();
+  if (pid == 0) {
+    int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+    char* args[] = { identity_helper, command, prefix, NULL };
+    if (null >= 0 && dup2(null, 0) == 0 && dup2(fds[1], 1) == 1 && dup2(null, 2) == 2)
+      execve(identity_helper, args, environ);
+    _exit(127);
+  }
+  close(fds[1]);
+  size_t len = 0;
+  while (pid > 0 && len < sizeof out - 1) {
+    ssize_t n = read(fds[0], out + len, sizeof out - 1 - len);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0)
+      break;
+    len += (size_t)n;
+  }
+  close(fds[0]);
+  int status = 0;
+  while (pid > 0 && waitpid(pid, &status, 0) < 0)
+    if (errno != EINTR)
+      return false;
+  out[len] = '\0';
+  if (pid < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0 || !is_fingerprint(out))
+    return false;
+  memcpy(key, out, FINGERPRINT_KEY_LEN);
+  return true;
+}
+
+/* Puts the toolchain's current fingerprint into compiler_check_entry; false when unknown. */
+static bool know_identity(void) {
+  char* key = compiler_check_entry + sizeof compiler_check_entry - 1 - FINGERPRINT_KEY_LEN;
+  if (snapshot_is_current(key)) {
+    if (trace)
+      say("identity current (snapshot)", NULL);
+    return true;
+  }
+  if (trace)
+    say("identity snapshot stale: asking ", identity_helper, NULL);
+  return helper_fingerprint(key);
+}
+
 int main(int argc, char** argv) {
   char* argv0 = argc > 0 ? argv[0] : NULL;
-  trace = env_is("SHIMCTL_SHIM_TRACE", "1");
+  /* A nested shim's lines would land in the output ccache stores and replays on every hit. */
+  trace = env_is("SHIMCTL_SHIM_TRACE", "1") && !getenv("SHIMCTL_ACTIVE");
   if (!locate_self(argv0)) {
     say("cannot find its own executable (/proc/self/exe); run 'shimctl verify'", NULL);
     return 127;
@@ -568,6 +731,16 @@ int main(int argc, char** argv) {
   if (wants_direct_exec(argc, argv))
     exec_original(real, compiler->arg1, argv);
 
+  /* The user's own CCACHE_COMPILERCHECK wins, as every default does. */
+  if (identity_helper && cache_is_ccache && !getenv("CCACHE_COMPILERCHECK") && !know_identity()) {
+    log_event("identity-unknown", identity_helper);
+    if (env_is("SHIMCTL_STRICT", "1")) {
+      say("cannot establish the toolchain identity: ", identity_helper, " identity-check failed",
+          STRICT_HINT, NULL);
+      return 1;
+    }
+    exec_original(real, compiler->arg1, argv);
+  }
   if (build_cache_environment() &&
       build_cache_arguments(argc, argv, compiler_for_cache(argv0, invoked, known))) {
     const char* unwritable = unwritable_ccache_dir();

@@ -1,6 +1,7 @@
 #include <doctest/doctest.h>
 #include <shimctl/core/cache_backend.hpp>
 #include <shimctl/core/shim_config.hpp>
+#include <shimctl/util/process.hpp>
 #include <string>
 
 using namespace shimctl;
@@ -55,7 +56,7 @@ TEST_CASE("identity_paths are the fingerprint inputs under the prefix") {
                                   "/opt/rocm/llvm/bin/clang.real" });
 }
 
-TEST_CASE("shim_environment for ccache: identity by string, extra files and the inode cache") {
+TEST_CASE("shim_environment for ccache: the identity comes from the shim's snapshot") {
   auto m = sample_manifest();
   auto env = core::shim_environment(m.cache, fingerprint, core::identity_paths(m));
   CHECK(env.defaults ==
@@ -63,15 +64,12 @@ TEST_CASE("shim_environment for ccache: identity by string, extra files and the 
           "CCACHE_DIR=/var/cache/ccache",
           "CCACHE_DEPEND=1",
           "CCACHE_SLOPPINESS=locale,time_macros,include_file_ctime,include_file_mtime",
-          "CCACHE_COMPILERCHECK=string:shimctl-0123456789abcdef0123456789abcdef",
           "CCACHE_INODECACHE=1" });
-  CHECK(env.appends ==
-        std::vector<std::string>{ "CCACHE_EXTRAFILES=/opt/rocm/amdgcn/bitcode/ocml.bc:"
-                                  "/opt/rocm/bin/hipcc.real:/opt/rocm/llvm/bin/clang.real" });
-  SUBCASE("no identity files: nothing appended") {
-    auto bare = core::shim_environment(m.cache, fingerprint, {});
-    CHECK(bare.appends.empty());
-  }
+  // No CCACHE_COMPILERCHECK, no CCACHE_EXTRAFILES: the shim sets the first from
+  // PREFIX/.shimctl/identity and asks this very shimctl when it is stale.
+  CHECK(env.appends.empty());
+  CHECK(env.identity_helper == util::self_executable());
+  CHECK(env.identity_helper.starts_with("/"));
 }
 
 TEST_CASE("render_shim_config: one file per directory, exact lines") {
@@ -83,13 +81,11 @@ TEST_CASE("render_shim_config: one file per directory, exact lines") {
     "state /opt/rocm/.shimctl\n"
     "cache /usr/bin/ccache\n"
     "cache-kind ccache\n"
+    "identity-helper " + util::self_executable() + "\n"
     "setenv CCACHE_DIR=/var/cache/ccache\n"
     "setenv CCACHE_DEPEND=1\n"
     "setenv CCACHE_SLOPPINESS=locale,time_macros,include_file_ctime,include_file_mtime\n"
-    "setenv CCACHE_COMPILERCHECK=string:shimctl-0123456789abcdef0123456789abcdef\n"
-    "setenv CCACHE_INODECACHE=1\n"
-    "appendenv CCACHE_EXTRAFILES=/opt/rocm/amdgcn/bitcode/ocml.bc:/opt/rocm/bin/hipcc.real:"
-    "/opt/rocm/llvm/bin/clang.real\n";
+    "setenv CCACHE_INODECACHE=1\n";
 
   SUBCASE("bin") {
     // The alias bin/clang lives in bin but belongs to a compiler in llvm/bin: not listed here.

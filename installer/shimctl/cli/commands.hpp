@@ -21,6 +21,9 @@ void add_cache_commands(CLI::App& app, core::Context& context, Registry& registr
 // `shimctl measure` and `shimctl check-build` (cmd_build.cpp).
 void add_build_commands(CLI::App& app, core::Context& context, Registry& registry);
 
+// `shimctl identity-check` (cmd_identity.cpp), hidden: the shim's helper.
+void add_identity_commands(CLI::App& app, Registry& registry);
+
 // Prints "shimctl: error: MESSAGE" and returns the error's exit code.
 int report_error(const util::Error& error);
 

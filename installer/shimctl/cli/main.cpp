@@ -314,6 +314,7 @@ int main(int argc, char** argv) {
   cli::Registry registry;
   cli::add_cache_commands(app, context, registry);
   cli::add_build_commands(app, context, registry);
+  cli::add_identity_commands(app, registry);
   cli::add_help(app, context, registry); // last: footers and metavars for every command
 
   // CLI11 reports an unknown first word as "A subcommand is required": name it instead.

@@ -1,6 +1,7 @@
 #include <algorithm>
 #include <shimctl/core/adopt.hpp>
 #include <shimctl/core/fingerprint.hpp>
+#include <shimctl/core/identity_snapshot.hpp>
 #include <shimctl/core/layout.hpp>
 #include <shimctl/core/shim_config.hpp>
 #include <shimctl/core/transaction.hpp>
@@ -93,6 +94,7 @@ util::Status rewrite_identity(const Context& context,
   Transaction transaction(session.dir, session.shim_bytes);
   TRY(transaction.run(journal, step_progress(context, journal.steps.size())));
   session.manifest = updated;
+  record_identity_snapshot(context, session.dir, updated);
   return {};
 }
 

@@ -69,10 +69,10 @@ ShimEnvironment shim_environment(const CacheSettings& settings,
       d.push_back("CCACHE_MAXSIZE=" + *settings.max_size);
     d.push_back("CCACHE_DEPEND=1");
     d.push_back("CCACHE_SLOPPINESS=locale,time_macros,include_file_ctime,include_file_mtime");
-    // Identity: the fingerprint names the toolchain; the extra files make
-    // every key follow the *current* contents of its inputs, and the inode
-    // cache keeps re-hashing them nearly free.
-    d.push_back("CCACHE_COMPILERCHECK=string:shimctl-" + fingerprint.substr(0, 32));
+    // Identity: the shim sets CCACHE_COMPILERCHECK=string:shimctl-<fingerprint>
+    // from the identity snapshot, whose stat guard notices any change to an
+    // input and has this shimctl re-hash it (core/identity_snapshot.hpp).
+    env.identity_helper = util::self_executable();
     d.push_back("CCACHE_INODECACHE=1");
     std::vector<std::string> storages;
     if (settings.shared_group && settings.dir)
@@ -85,8 +85,6 @@ ShimEnvironment shim_environment(const CacheSettings& settings,
       d.push_back("CCACHE_UMASK=002");
       d.push_back("CCACHE_REMOTE_ONLY=1");
     }
-    if (!identity_files.empty())
-      env.appends.push_back("CCACHE_EXTRAFILES=" + join(identity_files, ':'));
   } else {
     if (settings.dir)
       d.push_back("SCCACHE_DIR=" + *settings.dir);

@@ -15,6 +15,9 @@ namespace shimctl::core {
 struct ShimEnvironment {
   std::vector<std::string> defaults; // NAME=VALUE, applied where NAME is unset
   std::vector<std::string> appends;  // NAME=VALUE, appended with ':' to NAME
+  // ccache: the shim keys the cache by the identity snapshot and asks this
+  // shimctl to re-check a stale one (core/identity_snapshot.hpp).
+  std::string identity_helper;
 };
 
 // Finds the tool (`kind` in PATH unless PATH_OVERRIDE) and reads its version.

@@ -5,6 +5,7 @@
 #include <shimctl/core/discovery.hpp>
 #include <shimctl/core/divert.hpp>
 #include <shimctl/core/fingerprint.hpp>
+#include <shimctl/core/identity_snapshot.hpp>
 #include <shimctl/core/install.hpp>
 #include <shimctl/core/probe.hpp>
 #include <shimctl/core/rollback.hpp>
@@ -227,6 +228,7 @@ util::Result<InstallResult> install(const Context& context, const InstallOptions
   }
   result.action = InstallResult::Action::installed;
   session.manifest = result.manifest;
+  record_identity_snapshot(context, session.dir, result.manifest);
   if (!options.verify)
     return result;
 

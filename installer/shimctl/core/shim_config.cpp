@@ -30,6 +30,8 @@ std::string render_shim_config(const Manifest& manifest,
   out += fmt::format("state {}/{}\n", manifest.prefix, state_dir_name);
   out += fmt::format("cache {}\n", manifest.cache.path);
   out += fmt::format("cache-kind {}\n", manifest.cache.kind);
+  if (!env.identity_helper.empty())
+    out += fmt::format("identity-helper {}\n", env.identity_helper);
   for (const auto& d : env.defaults)
     out += "setenv " + d + "\n";
   for (const auto& a : env.appends)

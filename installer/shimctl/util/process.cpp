@@ -1,4 +1,5 @@
 #include <cerrno>
+#include <climits>
 #include <cstdlib>
 #include <cstring>
 #include <fcntl.h>
@@ -94,6 +95,12 @@ void pump(int in_fd, std::string_view input, int out_fd, int err_fd, RunResult& 
 }
 
 } // namespace
+
+std::string self_executable() {
+  char buffer[PATH_MAX];
+  ssize_t n = ::readlink("/proc/self/exe", buffer, sizeof buffer - 1);
+  return n > 0 ? std::string(buffer, static_cast<std::size_t>(n)) : std::string();
+}
 
 std::string find_in_path(const std::string& name) {
   if (name.find('/') != std::string::npos)

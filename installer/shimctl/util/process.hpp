@@ -30,6 +30,9 @@ struct RunResult {
 [[nodiscard]] Result<RunResult> run(const std::vector<std::string>& argv,
                                     const RunOptions& options = {});
 
+// The running executable's absolute path (/proc/self/exe), "" if unknown.
+[[nodiscard]] std::string self_executable();
+
 // Looks NAME up in PATH (or returns it when it holds a '/'), "" if absent.
 [[nodiscard]] std::string find_in_path(const std::string& name);
 

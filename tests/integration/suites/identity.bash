@@ -76,14 +76,18 @@ test_device_library_swap() {
 
   hip before.o
   expect_counts 0 1
-  expect_contains "$(grep '^appendenv CCACHE_EXTRAFILES=' "$P/bin/.shimctl.conf")" \
-    "$B/oclc_correctly_rounded_sqrt_on.bc" "the shim config's extra files"
+  expect_eq "identity-helper $SHIMCTL" "$(grep '^identity-helper ' "$P/bin/.shimctl.conf")" \
+    "the shim config names its identity helper"
+  grep -q ' oclc_correctly_rounded_sqrt_on.bc$' "$P/.shimctl/identity" ||
+    fail "the identity snapshot does not list the device library"
 
   # A device-library update, as the issue reproduces it (in place: same inodes, new contents).
   cp "$B/oclc_correctly_rounded_sqrt_off.bc" "$B/oclc_correctly_rounded_sqrt_on.bc"
   cp "$B/oclc_finite_only_on.bc" "$B/oclc_finite_only_off.bc"
   hip swapped.o
   expect_counts 0 2
+  expect_eq "fingerprint $(shimctl_out fingerprint "$P" --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["sha256"])')" \
+    "$(sed -n 2p "$P/.shimctl/identity")" "the snapshot holds the new contents' fingerprint"
   fresh_hip fresh1.o
   fresh_hip fresh2.o
   expect_same_file fresh1.o fresh2.o              # the toolchain is deterministic
@@ -97,6 +101,33 @@ test_device_library_swap() {
   hip back.o
   expect_counts 1 2
   expect_same_file before.o back.o
+}
+
+# asks OUT: compiles m.hip to OUT through the shim; prints how often the shim asked its identity
+# helper to re-hash (its trace line).
+asks() {
+  SHIMCTL_SHIM_TRACE=1 "$P/bin/hipcc" "${HIP_FLAGS[@]}" -o "$1" 2>&1 | grep -c 'identity snapshot stale'
+}
+
+test_guard_asks_the_helper_only_after_a_change() {
+  TEST "the identity guard: no re-hash while nothing changed, one after a touch, a hit throughout"
+  new_rocm rocm
+  install_p
+  write_hip_kernel m.hip
+  expect_eq 0 "$(asks first.o)" "re-hashes on the first compile after install"
+  expect_eq 0 "$(asks second.o)" "re-hashes on a hit"
+  expect_counts 1 1
+  local before; before=$(cat "$P/.shimctl/identity")
+  sleep 0.01
+  touch "$P/amdgcn/bitcode/ocml.bc"
+  expect_eq 1 "$(asks third.o)" "re-hashes after a touch"
+  expect_counts 2 1
+  expect_same_file first.o third.o
+  [ "$(sed -n 2p "$P/.shimctl/identity")" = "$(sed -n 2p <<<"$before")" ] ||
+    fail "a touch changed the fingerprint"
+  [ "$(cat "$P/.shimctl/identity")" != "$before" ] || fail "the snapshot was not rewritten"
+  expect_eq 0 "$(asks fourth.o)" "re-hashes once the snapshot is rewritten"
+  expect_counts 3 1
 }
 
 test_clang_binary_change() {
@@ -245,8 +276,8 @@ EOF
 
   out=$(shimctl_out refresh "$A")
   expect_contains "$out" "refreshed: fingerprint ${key_changed#rocm-}" "refresh output"
-  expect_contains "$(grep '^setenv CCACHE_COMPILERCHECK=' "$A/llvm/bin/.shimctl.conf")" \
-    "string:shimctl-${key_changed#rocm-}" "the shim config names the new fingerprint"
+  expect_contains "$(sed -n 2p "$A/.shimctl/identity")" "fingerprint ${key_changed#rocm-}" \
+    "the identity snapshot holds the new fingerprint"
   out=$("$SHIMCTL" verify "$A" 2>&1); rc=$?
   expect_eq 0 "$rc" "verify exit code after refresh"
   case $out in *"toolchain changed"*) fail "verify still reports a change after refresh: $out" ;; esac

@@ -1,0 +1,28 @@
+// `shimctl identity-check PREFIX` (hidden): what the shim runs when its
+// identity snapshot is stale. Prints the toolchain's current fingerprint.
+#include <fmt/format.h>
+#include <shimctl/cli/commands.hpp>
+#include <shimctl/core/identity_snapshot.hpp>
+
+namespace shimctl::cli {
+
+void add_identity_commands(CLI::App& app, Registry& registry) {
+  auto* check = app.add_subcommand(
+    "identity-check", "Re-hash the toolchain identity for the shim and print the fingerprint");
+  check->group(""); // the shim's, not the user's
+  auto prefix = std::make_shared<std::string>();
+  check->add_option("prefix", *prefix, "The installed prefix")->required();
+  registry.commands.push_back({ check, [prefix] {
+                                 auto result = core::check_identity(*prefix);
+                                 if (!result)
+                                   return report_error(result.error());
+                                 if (!result->written)
+                                   fmt::print(stderr,
+                                              "shimctl: identity snapshot not written: {}\n",
+                                              result->why_not);
+                                 fmt::print("{}\n", result->fingerprint);
+                                 return 0;
+                               } });
+}
+
+} // namespace shimctl::cli

@@ -1,0 +1,116 @@
+#include <cerrno>
+#include <cstring>
+#include <shimctl/core/fingerprint.hpp>
+#include <shimctl/core/identity_snapshot.hpp>
+#include <shimctl/core/session.hpp>
+#include <shimctl/core/transaction.hpp>
+#include <sys/stat.h>
+
+namespace shimctl::core {
+
+using util::ExitCode;
+using util::fail;
+
+namespace {
+
+std::uint64_t nanoseconds(const timespec& t) {
+  return static_cast<std::uint64_t>(t.tv_sec) * 1'000'000'000ULL +
+         static_cast<std::uint64_t>(t.tv_nsec);
+}
+
+std::vector<std::string> input_files(const Manifest& manifest) {
+  std::vector<std::string> files;
+  for (const auto& input : manifest.fingerprint.inputs)
+    files.push_back(input.path);
+  return files;
+}
+
+} // namespace
+
+util::Result<std::vector<InputStat>> stat_inputs(const std::string& prefix,
+                                                 const std::vector<std::string>& files) {
+  std::vector<InputStat> out;
+  for (const auto& file : files) {
+    auto path = prefix + "/" + file;
+    struct stat st {};
+    if (::stat(path.c_str(), &st) != 0)
+      return fail("cannot read {}: {}", path, std::strerror(errno));
+    out.push_back({ path,
+                    static_cast<std::uint64_t>(st.st_ino),
+                    static_cast<std::uint64_t>(st.st_size),
+                    nanoseconds(st.st_mtim),
+                    nanoseconds(st.st_ctim) });
+  }
+  return out;
+}
+
+std::string render_identity_snapshot(const std::string& fingerprint,
+                                     const std::vector<InputStat>& inputs) {
+  std::string out = "shimctl-identity 1\nfingerprint " + fingerprint + "\n";
+  std::string current_dir;
+  for (const auto& input : inputs) {
+    auto slash = input.path.rfind('/');
+    auto dir = slash == 0 ? std::string("/") : input.path.substr(0, slash);
+    if (dir != current_dir) {
+      out += "dir " + dir + "\n";
+      current_dir = dir;
+    }
+    out += fmt::format("{} {} {} {} {}\n",
+                       input.inode,
+                       input.size,
+                       input.mtime_ns,
+                       input.ctime_ns,
+                       input.path.substr(slash + 1));
+  }
+  return out;
+}
+
+util::Result<SnapshotResult> snapshot_identity(const util::Dir& prefix_dir,
+                                               const Manifest& manifest) {
+  auto files = input_files(manifest);
+  TRY_ASSIGN(auto before, stat_inputs(manifest.prefix, files));
+  TRY_ASSIGN(auto fingerprint, compute_fingerprint(manifest.prefix, files, false));
+  TRY_ASSIGN(auto after, stat_inputs(manifest.prefix, files));
+  SnapshotResult result{ fingerprint.sha256, false, "" };
+  if (before != after) {
+    result.why_not = "a toolchain file changed while it was being hashed";
+    return result;
+  }
+  auto state = prefix_dir.open_relative(state_dir_name);
+  auto written = state ? state->write_atomic(identity_snapshot_file,
+                                             render_identity_snapshot(fingerprint.sha256, after),
+                                             0644)
+                       : util::Status(std::unexpected(state.error()));
+  if (!written) {
+    result.why_not = written.error().message;
+    return result;
+  }
+  result.written = true;
+  return result;
+}
+
+void record_identity_snapshot(const Context& context,
+                              const util::Dir& prefix_dir,
+                              const Manifest& manifest) {
+  context.progress("recording the identity snapshot");
+  auto snapshot = snapshot_identity(prefix_dir, manifest);
+  if (!snapshot)
+    context.progress(fmt::format("identity snapshot not written: {}; the first compile re-hashes",
+                                 snapshot.error().message));
+  else if (!snapshot->written)
+    context.progress(fmt::format(
+      "identity snapshot not written: {}; the first compile re-hashes", snapshot->why_not));
+  else if (snapshot->fingerprint != manifest.fingerprint.sha256)
+    context.progress("the toolchain changed during the install: compiles are keyed by its new "
+                     "contents; run 'shimctl refresh' to record them");
+}
+
+util::Result<SnapshotResult> check_identity(const std::string& prefix) {
+  TRY_ASSIGN(auto dir, util::Dir::open(prefix));
+  TRY_ASSIGN(auto manifest, load_manifest(dir, prefix));
+  if (!manifest)
+    return fail(ExitCode::not_installed, "{} is not installed", prefix);
+  return snapshot_identity(dir, *manifest);
+}
+
+} // namespace shimctl::core

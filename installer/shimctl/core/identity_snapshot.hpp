@@ -1,0 +1,72 @@
+// The identity snapshot, PREFIX/.shimctl/identity: the toolchain fingerprint
+// with the stat data (inode, size, mtime, ctime) every input had when it was
+// hashed. On each cached compile the shim compares that stat data (one
+// fstatat per input) and, while nothing changed, keys the cache by the
+// fingerprint (CCACHE_COMPILERCHECK=string:shimctl-<fingerprint>). Anything
+// different (new bytes, a replaced file, a touch) makes it run
+// `shimctl identity-check`, which re-hashes the inputs, rewrites the snapshot
+// and prints the fingerprint of the bytes as they are now: a touched
+// toolchain keeps its fingerprint (and its hits), a changed one gets a new one.
+//
+// The snapshot is a cache, not state: a missing or stale one costs a re-hash.
+// Format (text, every line ends with '\n'; parsed by shim/shimctl-shim.c):
+//   shimctl-identity 1
+//   fingerprint <64 hex digits>
+//   dir <absolute directory>
+//   <inode> <size> <mtime ns> <ctime ns> <file name>   (files of the last dir)
+#pragma once
+
+#include <cstdint>
+#include <shimctl/core/context.hpp>
+#include <shimctl/core/manifest.hpp>
+#include <shimctl/util/dir.hpp>
+#include <shimctl/util/error.hpp>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace shimctl::core {
+
+inline constexpr std::string_view identity_snapshot_file = "identity";
+
+struct InputStat {
+  std::string path; // absolute
+  std::uint64_t inode = 0;
+  std::uint64_t size = 0;
+  std::uint64_t mtime_ns = 0;
+  std::uint64_t ctime_ns = 0;
+  bool operator==(const InputStat&) const = default;
+};
+
+// stat(2) of PREFIX/FILE for each FILE (symlinks followed, as the compiler
+// and the hashing follow them).
+[[nodiscard]] util::Result<std::vector<InputStat>> stat_inputs(const std::string& prefix,
+                                                               const std::vector<std::string>& files);
+
+[[nodiscard]] std::string render_identity_snapshot(const std::string& fingerprint,
+                                                   const std::vector<InputStat>& inputs);
+
+struct SnapshotResult {
+  std::string fingerprint; // of the inputs' bytes as they are now
+  bool written = false;    // false: an input changed while it was hashed, or no permission
+  std::string why_not;     // when not written
+};
+
+// Hashes the manifest's identity inputs as they are now and writes the
+// snapshot into PREFIX_DIR's state directory, unless an input changed while
+// it was being hashed (its stat data before and after differ).
+[[nodiscard]] util::Result<SnapshotResult> snapshot_identity(const util::Dir& prefix_dir,
+                                                             const Manifest& manifest);
+
+// After install, refresh and adopt: writes the snapshot; a problem is only
+// reported (the first compile then re-hashes through the helper).
+void record_identity_snapshot(const Context& context,
+                              const util::Dir& prefix_dir,
+                              const Manifest& manifest);
+
+// `shimctl identity-check PREFIX`, run by the shim when the snapshot is stale:
+// the installed prefix's snapshot_identity. Takes no lock (a compile must not
+// wait for an install) and changes nothing but the snapshot.
+[[nodiscard]] util::Result<SnapshotResult> check_identity(const std::string& prefix);
+
+} // namespace shimctl::core

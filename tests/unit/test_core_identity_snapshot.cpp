@@ -1,0 +1,111 @@
+#include "temp_dir.hpp"
+
+#include <filesystem>
+#include <shimctl/core/fingerprint.hpp>
+#include <shimctl/core/identity_snapshot.hpp>
+#include <shimctl/core/transaction.hpp>
+#include <sys/stat.h>
+
+using namespace shimctl;
+using shimctl::test::make_temp_dir;
+using shimctl::test::read_text;
+using shimctl::test::write_text;
+
+namespace fs = std::filesystem;
+
+namespace {
+
+const std::vector<std::string> files = { "amdgcn/bitcode/ocml.bc",
+                                         "amdgcn/bitcode/ockl.bc",
+                                         "bin/hipcc.real" };
+
+// An installed-looking prefix: three identity inputs and a state directory.
+core::Manifest make_installed(const std::string& prefix) {
+  write_text(prefix + "/amdgcn/bitcode/ocml.bc", "ocml");
+  write_text(prefix + "/amdgcn/bitcode/ockl.bc", "ockl");
+  write_text(prefix + "/bin/hipcc.real", "#!/usr/bin/perl\n");
+  fs::create_directories(prefix + "/" + std::string(core::state_dir_name));
+  core::Manifest m;
+  m.prefix = prefix;
+  auto fingerprint = core::compute_fingerprint(prefix, files, false);
+  REQUIRE(fingerprint);
+  m.fingerprint = *fingerprint;
+  return m;
+}
+
+} // namespace
+
+TEST_SUITE_BEGIN("core::IdentitySnapshot");
+
+TEST_CASE("the snapshot lists each directory once, then its files' stat data") {
+  std::vector<core::InputStat> inputs = { { "/p/a/x.bc", 11, 4, 1000, 2000 },
+                                          { "/p/a/y.bc", 12, 5, 1001, 2001 },
+                                          { "/p/bin/hipcc.real", 13, 6, 1002, 2002 },
+                                          { "/top", 14, 7, 1003, 2003 } };
+  CHECK(core::render_identity_snapshot(std::string(64, 'a'), inputs) ==
+        "shimctl-identity 1\n"
+        "fingerprint " +
+          std::string(64, 'a') +
+          "\n"
+          "dir /p/a\n"
+          "11 4 1000 2000 x.bc\n"
+          "12 5 1001 2001 y.bc\n"
+          "dir /p/bin\n"
+          "13 6 1002 2002 hipcc.real\n"
+          "dir /\n"
+          "14 7 1003 2003 top\n");
+}
+
+TEST_CASE("stat_inputs records inode, size and nanosecond times; a missing input is an error") {
+  auto prefix = make_temp_dir();
+  make_installed(prefix);
+  auto stats = core::stat_inputs(prefix, files);
+  REQUIRE(stats);
+  REQUIRE(stats->size() == 3);
+  struct stat st {};
+  REQUIRE(::stat((prefix + "/bin/hipcc.real").c_str(), &st) == 0);
+  const auto& hipcc = (*stats)[2];
+  CHECK(hipcc.path == prefix + "/bin/hipcc.real");
+  CHECK(hipcc.inode == st.st_ino);
+  CHECK(hipcc.size == 16);
+  CHECK(hipcc.ctime_ns == static_cast<std::uint64_t>(st.st_ctim.tv_sec) * 1'000'000'000ULL +
+                            static_cast<std::uint64_t>(st.st_ctim.tv_nsec));
+  auto missing = core::stat_inputs(prefix, { "bin/nothing" });
+  REQUIRE_FALSE(missing);
+  CHECK(missing.error().message.find("bin/nothing") != std::string::npos);
+}
+
+TEST_CASE("snapshot_identity writes the current fingerprint with the stat data") {
+  auto prefix = make_temp_dir();
+  auto m = make_installed(prefix);
+  auto dir = util::Dir::open(prefix);
+  REQUIRE(dir);
+  auto result = core::snapshot_identity(*dir, m);
+  REQUIRE(result);
+  CHECK(result->written);
+  CHECK(result->fingerprint == m.fingerprint.sha256);
+  auto stats = core::stat_inputs(prefix, files);
+  REQUIRE(stats);
+  CHECK(read_text(prefix + "/.shimctl/identity") ==
+        core::render_identity_snapshot(m.fingerprint.sha256, *stats));
+
+  SUBCASE("changed bytes: the fingerprint of the new bytes") {
+    write_text(prefix + "/amdgcn/bitcode/ocml.bc", "ocml, patched");
+    auto changed = core::snapshot_identity(*dir, m);
+    REQUIRE(changed);
+    CHECK(changed->written);
+    CHECK(changed->fingerprint != m.fingerprint.sha256);
+    CHECK(read_text(prefix + "/.shimctl/identity").find(changed->fingerprint) !=
+          std::string::npos);
+  }
+  SUBCASE("no state directory: the fingerprint, not written, and why") {
+    fs::remove_all(prefix + "/.shimctl");
+    auto unwritten = core::snapshot_identity(*dir, m);
+    REQUIRE(unwritten);
+    CHECK_FALSE(unwritten->written);
+    CHECK(unwritten->fingerprint == m.fingerprint.sha256);
+    CHECK_FALSE(unwritten->why_not.empty());
+  }
+}
+
+TEST_SUITE_END();
