@@ -69,7 +69,7 @@ static size_t env_arena_used;
 static char active_entry[] = "SHIMCTL_ACTIVE=1";
 static bool trace;
 static bool cache_is_ccache = true;
-static bool self_replaced; /* our file was replaced while we started (a rollback or reinstall) */
+static bool self_replaced;    /* our file was replaced while we started (a rollback or reinstall) */
 static char* identity_helper; /* shimctl, which re-checks the identity when the snapshot is stale */
 static char identity_text[IDENTITY_MAX + 2];
 static char compiler_check_entry[] = "CCACHE_COMPILERCHECK=string:shimctl-"
@@ -735,8 +735,11 @@ int main(int argc, char** argv) {
   if (identity_helper && cache_is_ccache && !getenv("CCACHE_COMPILERCHECK") && !know_identity()) {
     log_event("identity-unknown", identity_helper);
     if (env_is("SHIMCTL_STRICT", "1")) {
-      say("cannot establish the toolchain identity: ", identity_helper, " identity-check failed",
-          STRICT_HINT, NULL);
+      say("cannot establish the toolchain identity: ",
+          identity_helper,
+          " identity-check failed",
+          STRICT_HINT,
+          NULL);
       return 1;
     }
     exec_original(real, compiler->arg1, argv);

@@ -95,8 +95,7 @@ TEST_CASE("snapshot_identity writes the current fingerprint with the stat data")
     REQUIRE(changed);
     CHECK(changed->written);
     CHECK(changed->fingerprint != m.fingerprint.sha256);
-    CHECK(read_text(prefix + "/.shimctl/identity").find(changed->fingerprint) !=
-          std::string::npos);
+    CHECK(read_text(prefix + "/.shimctl/identity").find(changed->fingerprint) != std::string::npos);
   }
   SUBCASE("no state directory: the fingerprint, not written, and why") {
     fs::remove_all(prefix + "/.shimctl");

@@ -81,7 +81,9 @@ TEST_CASE("render_shim_config: one file per directory, exact lines") {
     "state /opt/rocm/.shimctl\n"
     "cache /usr/bin/ccache\n"
     "cache-kind ccache\n"
-    "identity-helper " + util::self_executable() + "\n"
+    "identity-helper " +
+    util::self_executable() +
+    "\n"
     "setenv CCACHE_DIR=/var/cache/ccache\n"
     "setenv CCACHE_DEPEND=1\n"
     "setenv CCACHE_SLOPPINESS=locale,time_macros,include_file_ctime,include_file_mtime\n"

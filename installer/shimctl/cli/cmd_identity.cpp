@@ -12,17 +12,16 @@ void add_identity_commands(CLI::App& app, Registry& registry) {
   check->group(""); // the shim's, not the user's
   auto prefix = std::make_shared<std::string>();
   check->add_option("prefix", *prefix, "The installed prefix")->required();
-  registry.commands.push_back({ check, [prefix] {
-                                 auto result = core::check_identity(*prefix);
-                                 if (!result)
-                                   return report_error(result.error());
-                                 if (!result->written)
-                                   fmt::print(stderr,
-                                              "shimctl: identity snapshot not written: {}\n",
-                                              result->why_not);
-                                 fmt::print("{}\n", result->fingerprint);
-                                 return 0;
-                               } });
+  registry.commands.push_back(
+    { check, [prefix] {
+       auto result = core::check_identity(*prefix);
+       if (!result)
+         return report_error(result.error());
+       if (!result->written)
+         fmt::print(stderr, "shimctl: identity snapshot not written: {}\n", result->why_not);
+       fmt::print("{}\n", result->fingerprint);
+       return 0;
+     } });
 }
 
 } // namespace shimctl::cli

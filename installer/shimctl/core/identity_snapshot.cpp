@@ -98,8 +98,8 @@ void record_identity_snapshot(const Context& context,
     context.progress(fmt::format("identity snapshot not written: {}; the first compile re-hashes",
                                  snapshot.error().message));
   else if (!snapshot->written)
-    context.progress(fmt::format(
-      "identity snapshot not written: {}; the first compile re-hashes", snapshot->why_not));
+    context.progress(fmt::format("identity snapshot not written: {}; the first compile re-hashes",
+                                 snapshot->why_not));
   else if (snapshot->fingerprint != manifest.fingerprint.sha256)
     context.progress("the toolchain changed during the install: compiles are keyed by its new "
                      "contents; run 'shimctl refresh' to record them");

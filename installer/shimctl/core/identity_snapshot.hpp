@@ -40,8 +40,9 @@ struct InputStat {
 
 // stat(2) of PREFIX/FILE for each FILE (symlinks followed, as the compiler
 // and the hashing follow them).
-[[nodiscard]] util::Result<std::vector<InputStat>> stat_inputs(const std::string& prefix,
-                                                               const std::vector<std::string>& files);
+[[nodiscard]] util::Result<std::vector<InputStat>> stat_inputs(
+  const std::string& prefix,
+  const std::vector<std::string>& files);
 
 [[nodiscard]] std::string render_identity_snapshot(const std::string& fingerprint,
                                                    const std::vector<InputStat>& inputs);
