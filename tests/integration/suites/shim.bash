@@ -295,8 +295,12 @@ test_disable_bypasses() {
 test_trace_lines() {
   TEST "SHIMCTL_SHIM_TRACE=1 tells the decision"
   gcc_fixture
-  expect_eq "shimctl-shim: cache $(command -v ccache) $P/bin/cc"$'\n'"shimctl-shim: direct $P/bin/cc.real" \
+  # The nested shim (under ccache) stays silent: ccache would store its line and replay it on hits.
+  expect_eq "shimctl-shim: cache $(command -v ccache) $P/bin/cc" \
     "$(SHIMCTL_SHIM_TRACE=1 "$P/bin/cc" -c a.c -o a.o 2>&1)" "through the cache"
+  expect_eq "shimctl-shim: cache $(command -v ccache) $P/bin/cc" \
+    "$(SHIMCTL_SHIM_TRACE=1 "$P/bin/cc" -c a.c -o a.o 2>&1)" "a hit replays no trace line"
+  expect_hits "$CCACHE_DIR" 1
   expect_eq "shimctl-shim: direct $P/bin/cc.real" \
     "$(SHIMCTL_SHIM_TRACE=1 SHIMCTL_DISABLE=1 "$P/bin/cc" -c a.c -o a.o 2>&1)" "disabled"
 }
@@ -378,6 +382,94 @@ test_original_restored_mid_call() {
   SHIMCTL_ACTIVE=1 "$P/bin/cxx" -c x.c
   expect_eq 0 $? "exit code"
   expect_eq "cc|$P/bin/cxx|-c|x.c" "$(calls)" "the restored original ran, argv unchanged"
+}
+
+FP_SNAPSHOT=1111111111111111111111111111111111111111111111111111111111111111
+FP_HELPER=2222222222222222222222222222222222222222222222222222222222222222
+
+# identity_fixture: the recorder fixture with an identity helper (a script that logs its
+# arguments to $TEST_DIR/helper.calls, says something on stderr and prints $FP_HELPER, or exits
+# with $HELPER_EXIT), two identity inputs and a current snapshot in P/.shimctl/identity.
+identity_fixture() {
+  recorder_fixture "identity-helper $TEST_DIR/helper"
+  printf '#!/bin/sh\necho "$*" >> %s/helper.calls\necho "helper noise" >&2\n[ -z "$HELPER_EXIT" ] || exit "$HELPER_EXIT"\necho %s\n' \
+    "$TEST_DIR" "$FP_HELPER" > "$TEST_DIR/helper"
+  chmod 755 "$TEST_DIR/helper"
+  mkdir -p "$P/lib-id"
+  echo one > "$P/lib-id/a.bc"
+  echo two > "$P/lib-id/b.bc"
+  write_snapshot "$FP_SNAPSHOT" "$P/lib-id/a.bc" "$P/lib-id/b.bc"
+  rm -f "$TEST_DIR/helper.calls"
+}
+
+# write_snapshot FINGERPRINT FILE...: P/.shimctl/identity as shimctl writes it.
+write_snapshot() {
+  python3 - "$P/.shimctl/identity" "$@" <<'PY'
+import os, sys
+out, fp, files = sys.argv[1], sys.argv[2], sys.argv[3:]
+lines, current = ["shimctl-identity 1", "fingerprint " + fp], None
+for f in files:
+    d, name = os.path.split(f)
+    if d != current:
+        lines.append("dir " + d); current = d
+    st = os.stat(f)
+    lines.append(f"{st.st_ino} {st.st_size} {st.st_mtime_ns} {st.st_ctime_ns} {name}")
+open(out, "w").write("\n".join(lines) + "\n")
+PY
+}
+
+helper_calls() { [ -f "$TEST_DIR/helper.calls" ] && wc -l < "$TEST_DIR/helper.calls" || echo 0; }
+
+test_identity_current_snapshot() {
+  TEST "identity: a current snapshot keys the cache by its fingerprint, without the helper"
+  identity_fixture
+  "$P/bin/cc" -c x.c || fail "compile failed"
+  expect_eq "string:shimctl-${FP_SNAPSHOT:0:32}" "$(recorded_env CCACHE_COMPILERCHECK)" "key"
+  expect_eq 0 "$(helper_calls)" "helper calls"
+  CCACHE_COMPILERCHECK=content "$P/bin/cc" -c x.c || fail "compile failed"
+  expect_eq content "$(recorded_env CCACHE_COMPILERCHECK)" "the user's CCACHE_COMPILERCHECK wins"
+  expect_eq 0 "$(helper_calls)" "helper calls with the user's CCACHE_COMPILERCHECK"
+}
+
+test_identity_stale_snapshot_asks_the_helper() {
+  TEST "identity: any input change (touch, new bytes, a replaced file) or a bad snapshot asks the helper"
+  identity_fixture
+  local n=0 change err
+  for change in "touch -d @1 $P/lib-id/a.bc" "echo three >> $P/lib-id/b.bc" \
+    "cp $P/lib-id/a.bc $P/lib-id/a.new && mv $P/lib-id/a.new $P/lib-id/a.bc" \
+    "rm $P/lib-id/b.bc" "truncate -s -1 $P/.shimctl/identity" "rm $P/.shimctl/identity" \
+    "sed -i 1s/1/2/ $P/.shimctl/identity" "sed -i '2s/^fingerprint 1/fingerprint x/' $P/.shimctl/identity"; do
+    echo two > "$P/lib-id/b.bc"
+    write_snapshot "$FP_SNAPSHOT" "$P/lib-id/a.bc" "$P/lib-id/b.bc"
+    "$P/bin/cc" -c x.c >/dev/null 2>&1
+    calls >/dev/null
+    expect_eq "$n" "$(helper_calls)" "no helper call before: $change"
+    eval "$change"
+    err=$("$P/bin/cc" -c x.c 2>&1) || fail "compile failed after: $change"
+    n=$((n + 1))
+    expect_eq "$n" "$(helper_calls)" "helper calls after: $change"
+    expect_eq "string:shimctl-${FP_HELPER:0:32}" "$(recorded_env CCACHE_COMPILERCHECK)" "key after: $change"
+    expect_eq "" "$err" "the helper's stderr reaches the compile's (after: $change)"
+  done
+  expect_eq "identity-check $P" "$(tail -1 "$TEST_DIR/helper.calls")" "the helper's arguments"
+}
+
+test_identity_unknown_runs_uncached() {
+  TEST "identity: the helper fails or is missing: an uncached compile, logged; strict: exit 1"
+  identity_fixture
+  touch -d @1 "$P/lib-id/a.bc"
+  HELPER_EXIT=3 "$P/bin/cc" -c x.c || fail "the compile failed because the helper failed"
+  expect_eq "cc.real|$P/bin/cc|-c|x.c" "$(calls)" "the original ran directly"
+  expect_contains "$(cat "$P/.shimctl/events.log")" "identity-unknown" "events.log"
+  rm "$TEST_DIR/helper"
+  "$P/bin/cc" -c x.c || fail "the compile failed because the helper is missing"
+  expect_eq "cc.real|$P/bin/cc|-c|x.c" "$(calls)" "the original ran directly (helper missing)"
+  local err
+  err=$(SHIMCTL_STRICT=1 "$P/bin/cc" -c x.c 2>&1)
+  expect_eq 1 $? "strict exit code"
+  expect_eq "shimctl-shim: cannot establish the toolchain identity: $TEST_DIR/helper identity-check failed (SHIMCTL_STRICT=1; unset it to compile without the cache)" \
+    "$err" "strict message"
+  expect_eq "" "$(calls)" "strict: nothing ran"
 }
 
 test_unwritable_cache_dir_falls_back() {
