@@ -7,6 +7,7 @@
 #include <shimctl/core/verify.hpp>
 #include <shimctl/core/verify_compile.hpp>
 #include <shimctl/core/verify_remote.hpp>
+#include <shimctl/util/process.hpp>
 #include <shimctl/util/sha256.hpp>
 
 namespace shimctl::core {
@@ -125,6 +126,39 @@ void check_job_lists(const Manifest& m, const WrappedCompiler& c, std::vector<Ch
                     fmt::format("{} name(s) keep their `-###` job list", same) });
 }
 
+// The shim re-checks a stale identity snapshot by running the shimctl named
+// in its config; if that shimctl is gone, compiles after any toolchain change
+// run uncached.
+void check_identity_helper(const util::Dir& prefix_dir,
+                           const Manifest& m,
+                           std::vector<Check>& out) {
+  auto dirs = shim_directories(m);
+  if (dirs.empty())
+    return;
+  auto dir = prefix_dir.open_relative(dirs.front());
+  auto config = dir ? dir->read_file(shim_config_file) : util::Result<std::string>("");
+  if (!config)
+    return; // check_files reports a missing config
+  static constexpr std::string_view key = "\nidentity-helper ";
+  auto at = config->find(key);
+  if (at == std::string::npos)
+    return; // sccache: no snapshot guard
+  auto start = at + key.size();
+  auto helper = config->substr(start, config->find('\n', start) - start);
+  auto ran = util::run({ helper, "--version" });
+  if (ran && ran->ok())
+    out.push_back({ "toolchain", "identity helper", Outcome::pass, helper });
+  else
+    out.push_back({ "toolchain",
+                    "identity helper",
+                    Outcome::fail,
+                    fmt::format("the shim's identity helper {} does not run: after a toolchain "
+                                "change compiles would run uncached; run 'shimctl refresh {}' with "
+                                "the shimctl you use now",
+                                helper,
+                                m.prefix) });
+}
+
 } // namespace
 
 util::Result<VerifyReport> verify(const Context& context,
@@ -163,6 +197,7 @@ util::Result<VerifyReport> verify(const Context& context,
                                 m.fingerprint.inputs.size(),
                                 m.fingerprint.sha256.substr(0, 16)) });
   }
+  check_identity_helper(prefix_dir, m, out);
   auto events = read_events(prefix_dir);
   if (!events.empty())
     out.push_back({ "cache", "events", Outcome::warn, events });

@@ -130,6 +130,20 @@ test_guard_asks_the_helper_only_after_a_change() {
   expect_counts 3 1
 }
 
+test_verify_names_a_missing_identity_helper() {
+  TEST "verify fails when the shim's identity helper is gone; refresh names the current shimctl"
+  new_rocm rocm
+  install_p --compilers clang
+  local conf=$P/llvm/bin/.shimctl.conf out rc
+  sed -i "s|^identity-helper .*|identity-helper $TEST_DIR/gone/shimctl|" "$conf"
+  out=$("$SHIMCTL" verify "$P" 2>&1); rc=$?
+  expect_eq 1 "$rc" "verify exit code"
+  expect_contains "$out" "the shim's identity helper $TEST_DIR/gone/shimctl does not run: after a toolchain change compiles would run uncached; run 'shimctl refresh $P' with the shimctl you use now" "verify"
+  shimctl_out refresh "$P" >/dev/null
+  expect_eq "identity-helper $SHIMCTL" "$(grep '^identity-helper ' "$conf")" "after refresh"
+  out=$("$SHIMCTL" verify "$P" 2>&1) || fail "verify after refresh: $out"
+}
+
 test_clang_binary_change() {
   TEST "the prefix's clang replaced by a build with other bytes: a miss"
   new_rocm rocm
