@@ -6,8 +6,9 @@ bench_report() {
   g() { awk -F'\t' -v k="$1" '$1 == k { v = $2 } END { print v }' "$R"; }
   s() { awk -v v="$(g "$1")" 'BEGIN { printf "%.2f", v / 1000 }'; }
   pct() { awk -v a="$1" 'BEGIN { if (a == "" || a == "n/a") print "n/a"; else printf "%+.1f %%", (a - 1) * 100 }'; }
-  local a d b c aid
+  local a d b c aid e files
   a=$(g hit.a.wall); d=$(g hit.d.wall); b=$(g hit.b.wall); c=$(g hit.c.wall); aid=$(g hit.a_id.wall)
+  e=$(g hit.e.wall); files=$(g identity.files)
   local floor_cost
   floor_cost=$(awk -v x="$(g floor.shim_minus_true)" -v a="$a" 'BEGIN { if (a > 0) printf "%.1f", 100 * x / a; else print "n/a" }')
   {
@@ -43,7 +44,7 @@ niceness $nice_level. The test prefix is a throwaway copy made by \`scripts/make
 
 The same warm direct-mode hit of a real HIP compile,
 \`hipcc -x hip --offload-arch=gfx90a -c k.hip -o k.o\` (the kernel of \`write_hip_kernel\` in
-\`scripts/lib/toolchains.bash\`), invoked six ways. $reps rounds; each round runs every variant once,
+\`scripts/lib/toolchains.bash\`), invoked seven ways. $reps rounds; each round runs every variant once,
 rotating which goes first; each run is \`posix_spawn\` + \`wait4\` from a small C harness (no shell,
 output to /dev/null). Every variant was warmed first; the timed runs produced
 $(g hit.hits) hits and $(g hit.misses) misses. "wall / (a)" is the ratio of the medians; "paired wall / (a)"
@@ -54,41 +55,75 @@ CPU times.
 
 | | invocation | median wall ms | p10–p90 wall ms | median CPU ms | wall / (a) | paired wall / (a) | CPU / (a) |
 |---|---|---:|---:|---:|---:|---:|---:|
-| (a) | \`ccache PREFIX/bin/hipcc.real ...\` with the shim's environment minus the identity guard | $a | $(g hit.a.wall_p10)–$(g hit.a.wall_p90) | $(g hit.a.cpu) | 1 | 1 | 1 |
+| (a) | \`ccache PREFIX/bin/hipcc.real ...\` with the shim's environment, no identity check | $a | $(g hit.a.wall_p10)–$(g hit.a.wall_p90) | $(g hit.a.cpu) | 1 | 1 | 1 |
 | (a0) | the same as (a) with \`CCACHE_INODECACHE\` unset too (ccache 4.7.5's default: inode cache off) | $(g hit.a0.wall) | $(g hit.a0.wall_p10)–$(g hit.a0.wall_p90) | $(g hit.a0.cpu) | $(g ratio.a0.wall) | $(g hit.a0.paired_wall) | $(g ratio.a0.cpu) |
-| (a') | \`ccache PREFIX/bin/hipcc.real ...\` with the shim's full environment | $aid | $(g hit.a_id.wall_p10)–$(g hit.a_id.wall_p90) | $(g hit.a_id.cpu) | $(g ratio.a_id.wall) | $(g hit.a_id.paired_wall) | $(g ratio.a_id.cpu) |
-| (b) | \`PREFIX/bin/hipcc ...\` (the shim), identity guard off | $b | $(g hit.b.wall_p10)–$(g hit.b.wall_p90) | $(g hit.b.cpu) | $(g ratio.b.wall) | $(g hit.b.paired_wall) | $(g ratio.b.cpu) |
+| (a') | (a) plus mechanism (b)'s two variables: \`CCACHE_COMPILERCHECK=string:shimctl-<fp>\`, \`CCACHE_EXTRAFILES=\`<the $files inputs> | $aid | $(g hit.a_id.wall_p10)–$(g hit.a_id.wall_p90) | $(g hit.a_id.cpu) | $(g ratio.a_id.wall) | $(g hit.a_id.paired_wall) | $(g ratio.a_id.cpu) |
+| (b) | \`PREFIX/bin/hipcc ...\` (the shim), identity off: config without \`identity-helper\` | $b | $(g hit.b.wall_p10)–$(g hit.b.wall_p90) | $(g hit.b.cpu) | $(g ratio.b.wall) | $(g hit.b.paired_wall) | $(g ratio.b.cpu) |
 | (c) | bash wrapper \`exec ccache .../hipcc.real "\$@"\`, environment of (a) | $c | $(g hit.c.wall_p10)–$(g hit.c.wall_p90) | $(g hit.c.cpu) | $(g ratio.c.wall) | $(g hit.c.paired_wall) | $(g ratio.c.cpu) |
-| (d) | \`PREFIX/bin/hipcc ...\` (the shim), as installed: identity guard on | $d | $(g hit.d.wall_p10)–$(g hit.d.wall_p90) | $(g hit.d.cpu) | $(g ratio.d.wall) | $(g hit.d.paired_wall) | $(g ratio.d.cpu) |
+| (d) | \`PREFIX/bin/hipcc ...\` (the shim) as installed: mechanism (a), the snapshot guard | $d | $(g hit.d.wall_p10)–$(g hit.d.wall_p90) | $(g hit.d.cpu) | $(g ratio.d.wall) | $(g hit.d.paired_wall) | $(g ratio.d.cpu) |
+| (e) | \`PREFIX/bin/hipcc ...\` (the shim) with mechanism (b): no \`identity-helper\`, the two variables of (a') in its config | $e | $(g hit.e.wall_p10)–$(g hit.e.wall_p90) | $(g hit.e.cpu) | $(g ratio.e.wall) | $(g hit.e.paired_wall) | $(g ratio.e.cpu) |
 
 **What is compared, and why it is fair.** The shim sets its configuration's environment
 (\`PREFIX/bin/.shimctl.conf\`: \`setenv\` defaults and \`appendenv\` lines) before it execs ccache.
 (a) and (c) get exactly that environment from the harness, so the cache does the same work in
-(a), (b) and (c) and the ratios measure only the way ccache is reached. The *identity guard* is
-the part of that environment that makes every key follow the toolchain's current files:
-\`CCACHE_EXTRAFILES\` ($(g identity.files) files: the device libraries and the other identity inputs).
-(a) and (b) run without it — (b) is the same toolchain installed into a second prefix whose shim
-config has that \`appendenv\` line removed (the shim always applies \`appendenv\`, so an environment
-variable cannot turn it off); (d) is the default install. All of them keep \`CCACHE_INODECACHE=1\`,
-the other half of the shim's defaults: it is not specific to the guard — it also spares re-hashing
-the few hundred HIP headers a direct-mode hit checks — so it belongs to the strongest hand-made
-baseline; (a0) shows what ccache costs without it. So (b)/(a) is the shim's own cost, (d)/(a) is the shim plus the
-guard against what people run by hand, and (d)/(a') = $(g ratio.d_vs_a_id.wall) (CPU
-$(g ratio.d_vs_a_id.cpu)) is the shim's own cost when both sides pay for the guard. The plain
-\`ccache hipcc.real\` of (a) does not notice a changed device library (see FIELD-NOTES); the guard
-is what buys that.
+(a), (b) and (c) and the ratios measure only the way ccache is reached. The *identity check* is
+what makes every key follow the toolchain's current files ($files inputs: the device libraries,
+clang and the other files of \`shimctl fingerprint PREFIX\`); plain \`ccache hipcc.real\` does not
+notice a changed device library (see FIELD-NOTES). Two mechanisms were candidates (issue 3):
+- **Mechanism (a), the product** (row (d), the default install): the shim reads
+  \`PREFIX/.shimctl/identity\` (the fingerprint and the stat data each input had when it was
+  hashed), \`fstatat\`s each input and, when all still match, passes
+  \`CCACHE_COMPILERCHECK=string:shimctl-<fingerprint>\` to ccache — no hashing on the hot path; a
+  changed input makes it run \`shimctl identity-check\` to re-hash. The bench checks with
+  \`SHIMCTL_SHIM_TRACE=1\` before and after the timed runs that (d) takes this fast path
+  ("identity current (snapshot)"), never the re-hash.
+- **Mechanism (b)**: ccache hashes the inputs itself: \`CCACHE_EXTRAFILES\` lists all $files and
+  the inode cache spares re-reading them. Row (e) is the shim configured that way (a third
+  prefix), (a') is ccache called directly with the same two variables.
+
+Row (b) is the same toolchain installed into a second prefix whose shim config has the
+\`identity-helper\` line removed (the config next to the shim is what it reads, so an environment
+variable cannot turn the check off). All rows keep \`CCACHE_INODECACHE=1\`, the shim's default: it
+is not specific to identity — it also spares re-hashing the few hundred HIP headers a direct-mode
+hit checks — so it belongs to the strongest hand-made baseline; (a0) shows what ccache costs
+without it. So (b)/(a) is the shim's own cost, (d)/(a) is the shim with its identity check against
+what people run by hand, and each mechanism's cost is its row against (b), paired in the same
+rounds (next section). (e)/(a') = $(g hit_vs_a_id.e.paired_wall) (paired wall; CPU
+$(g hit_vs_a_id.e.paired_cpu)) is the shim's own cost when both sides pay for mechanism (b).
+
+### The identity check: mechanism (a) against mechanism (b)
+
+Paired ratios over the same $reps rounds as the table above ("paired": the median over rounds of
+the row's time divided by the base's time in the same round; "medians": ratio of the medians).
+
+| mechanism | what a warm hit does for identity | ratio | paired wall | paired CPU | medians wall | medians CPU |
+|---|---|---|---:|---:|---:|---:|
+| (a) snapshot + stat guard (**installed**) | the shim: one \`fstatat\` per input ($files), compared with the snapshot; the fingerprint as \`CCACHE_COMPILERCHECK\` | (d)/(b) | $(g hit_vs_b.d.paired_wall) | $(g hit_vs_b.d.paired_cpu) | $(g ratio.d_vs_b.wall) | $(g ratio.d_vs_b.cpu) |
+| (b) \`CCACHE_EXTRAFILES\` + inode cache, through the shim | ccache: a stat and an inode-cache lookup per input ($files), a digest of each into the key | (e)/(b) | $(g hit_vs_b.e.paired_wall) | $(g hit_vs_b.e.paired_cpu) | $(g ratio.e_vs_b.wall) | $(g ratio.e_vs_b.cpu) |
+| (b) without a shim | the same, \`ccache hipcc.real\` called directly | (a')/(a) | $(g hit.a_id.paired_wall) | $(g hit.a_id.paired_cpu) | $(g ratio.a_id.wall) | $(g ratio.a_id.cpu) |
+
+At the floor (below), the snapshot guard on its own — the same shim exec'ing a static \`true\`, with
+and without \`identity-helper\` and a copy of the snapshot — costs $(g floor.guard_ms) ms wall
+($(g floor.guard_cpu_ms) ms CPU) per call$( [ -n "$(g syscalls.shim_id.fstatat)" ] && echo ", $(g syscalls.shim_id.fstatat) \`fstatat\` calls of $(g syscalls.shim_id) system calls (\`strace\`)").
+
+### Which identity mechanism, and why
+
+$(bench_identity_choice "$R")
 
 ### The floor: the shim against an exec-only static stub
 
 The shim with the installed config's environment, but a static \`true\` as its "cache tool", against
 that \`true\` alone and behind a static stub whose \`main\` is only \`execv(argv[1], argv + 1)\` —
-the least any shim can cost. $(( reps * 5 )) interleaved rounds.
+the least any shim can cost — and the same shim with the identity check of (d) (\`identity-helper\`
+and a copy of the installed prefix's snapshot: $files \`fstatat\`s of the real inputs).
+$(( reps * 5 )) interleaved rounds.
 
 | | median wall ms | median CPU ms |
 |---|---:|---:|
 | static \`true\` | $(g floor.true.wall) | $(g floor.true.cpu) |
 | exec-only stub → \`true\` | $(g floor.stub.wall) | $(g floor.stub.cpu) |
 | shim (installed config) → \`true\` | $(g floor.shim.wall) | $(g floor.shim.cpu) |
+| shim (installed config) with the snapshot guard of (d) → \`true\` | $(g floor.shim_id.wall) | $(g floor.shim_id.cpu) |
 
 The shim costs $(g floor.shim_minus_true) ms over the bare exec ($(g floor.shim_minus_stub) ms over the
 stub), i.e. $floor_cost % of the median plain hit (a). Peak memory (\`/usr/bin/time\` max RSS): shim
@@ -172,6 +207,7 @@ On a fresh clang-15 ROCm prefix (\`scripts/make-rocm-prefix DEST --llvm 15\`), e
 |---|---|---|
 | (b)/(a) ≤ 1.05 (paired wall) | $(g hit.b.paired_wall) ($(pct "$(g hit.b.paired_wall)"); medians $(g ratio.b.wall), CPU $(g ratio.b.cpu)) | $(bench_check "$(g hit.b.paired_wall)" le 1.05) |
 | (d)/(a) ≤ 1.07 (paired wall) | $(g hit.d.paired_wall) ($(pct "$(g hit.d.paired_wall)"); medians $(g ratio.d.wall), CPU $(g ratio.d.cpu)) | $(bench_check "$(g hit.d.paired_wall)" le 1.07) |
+| identity check adds ≤ 2 % to a hit: (d)/(b) ≤ 1.02 (paired wall) | $(g hit_vs_b.d.paired_wall) ($(pct "$(g hit_vs_b.d.paired_wall)"); paired CPU $(g hit_vs_b.d.paired_cpu)); the alternative (e)/(b): $(g hit_vs_b.e.paired_wall) ($(pct "$(g hit_vs_b.e.paired_wall)")) | $(bench_check "$(g hit_vs_b.d.paired_wall)" le 1.02) |
 | (c)/(a) ≈ 1.2, the reference to beat | $(g hit.c.paired_wall) (medians $(g ratio.c.wall), CPU $(g ratio.c.cpu)) | $(awk -v c="$(g hit.c.paired_wall)" -v b="$(g hit.b.paired_wall)" -v d="$(g hit.d.paired_wall)" 'BEGIN { print (b < c && d < c) ? "the shim beats it" : "**the shim does not beat it**" }') |
 | ≥ 99 % hits in a fresh build dir | $(g build.warm.hit_pct) % | $(bench_check "$(g build.warm.hit_pct)" ge 99) |
 | warm compile phase ≥ 10x faster | $(g ratio.build.wall)x | $(bench_check "$(g ratio.build.wall)" ge 10) |
@@ -180,17 +216,44 @@ EOF
   } >"$md"
 }
 
+# bench_identity_choice RESULTS: the paragraph naming the identity mechanism picked (issue 3), with
+# this run's figures (BENCHMARKS.md, "Which identity mechanism, and why"; the README links to it).
+bench_identity_choice() {
+  local R=$1
+  g() { awk -F'\t' -v k="$1" '$1 == k { v = $2 } END { print v }' "$R"; }
+  awk -v d="$(g hit_vs_b.d.paired_wall)" -v dc="$(g hit_vs_b.d.paired_cpu)" \
+      -v e="$(g hit_vs_b.e.paired_wall)" -v ec="$(g hit_vs_b.e.paired_cpu)" \
+      -v aid="$(g hit.a_id.paired_wall)" -v n="$(g identity.files)" -v guard="$(g floor.guard_ms)" 'BEGIN {
+    if (d == "" || e == "") { print "(not measured in this run)"; exit }
+    q = sprintf("%c", 39)
+    t = "**Picked: mechanism (a), the snapshot with a stat guard** (what `shimctl install` sets up)."
+    t = t sprintf(" In this run, paired against the shim without identity (row (b)), a warm hit through mechanism (a) (row (d)) took %+.1f %% (CPU %+.1f %%),", (d - 1) * 100, (dc - 1) * 100)
+    t = t sprintf(" through mechanism (b) (row (e)) %+.1f %% (CPU %+.1f %%; without a shim, (a%s)/(a): %+.1f %%).", (e - 1) * 100, (ec - 1) * 100, q, (aid - 1) * 100)
+    if (d < e)
+      t = t sprintf(" Mechanism (a) is the cheaper by %.1f points (CPU: %.1f points).", (e - d) * 100, (ec - dc) * 100)
+    else
+      t = t sprintf(" In this run mechanism (a) did not measure cheaper (%.1f points the other way; CPU: %+.1f points): differences this small are within the spread of a shared machine, so rerun on a quiet one before reading more into them.", (d - e) * 100, (ec - dc) * 100)
+    t = t sprintf(" It keeps the check out of ccache and off the hashing path: the shim compares the stat data of the %d inputs with its snapshot (%.3f ms a call at the floor),", n, guard)
+    t = t " where mechanism (b) has ccache look every input up in its inode cache on every call, and re-read them all wherever that cache is unavailable (FIELD-NOTES: ~1.37x a hit)."
+    t = t " Both key on the inputs" q " content, so a touched toolchain keeps its hits either way; the price of mechanism (a) is one re-hash by `shimctl identity-check` on the first compile after a change."
+    if (d <= 1.02) t = t " The target for the check, at most 2 % on a hit ((d)/(b), paired wall), is met."
+    else t = t sprintf(" The target for the check, at most 2 %% on a hit ((d)/(b), paired wall), is **missed** by %.1f points.", (d - 1.02) * 100)
+    print t
+  }' | fold -s -w 100 | sed 's/ *$//'
+}
+
 # bench_analysis RESULTS: the paragraph under the targets table (appended to BENCHMARKS.md).
 bench_analysis() {
   local R=$1
   g() { awk -F'\t' -v k="$1" '$1 == k { v = $2 } END { print v }' "$R"; }
   awk -v a="$(g hit.a.wall)" -v fs="$(g floor.shim.wall)" -v ft="$(g floor.true.wall)" \
       -v fst="$(g floor.stub.wall)" -v b="$(g hit.b.paired_wall)" -v d="$(g hit.d.paired_wall)" \
-      -v aid="$(g hit.a_id.paired_wall)" -v aidc="$(g ratio.a_id.cpu)" -v bc="$(g ratio.b.cpu)" \
+      -v aid="$(g hit.a_id.paired_wall)" -v aidc="$(g hit.a_id.paired_cpu)" -v bc="$(g ratio.b.cpu)" \
       -v dc="$(g ratio.d.cpu)" -v p10="$(g hit.a.wall_p10)" -v p90="$(g hit.a.wall_p90)" \
       -v a0="$(g hit.a0.paired_wall)" -v files="$(g identity.files)" -v acpu="$(g hit.a.cpu)" \
       -v cc="$(g ratio.c.cpu)" -v stubc="$(g floor.stub.cpu)" -v truec="$(g floor.true.cpu)" \
-      -v shimc="$(g floor.shim.cpu)" 'BEGIN {
+      -v shimc="$(g floor.shim.cpu)" -v db="$(g hit_vs_b.d.paired_wall)" -v dbc="$(g hit_vs_b.d.paired_cpu)" \
+      -v eb="$(g hit_vs_b.e.paired_wall)" -v ebc="$(g hit_vs_b.e.paired_cpu)" -v guard="$(g floor.guard_ms)" 'BEGIN {
     q = sprintf("%c", 39)
     print "## Reading the per-call figures"
     print ""
@@ -201,7 +264,7 @@ bench_analysis() {
     print "of the shared machine, not the shim."
     print ""
     printf "**Read the CPU column too.** Under this load a hit waits for a core: its wall time (%.2f ms) is\n", a
-    printf "several times its CPU time (%.2f ms), which inflates the denominator of every wall ratio. On a quiet\n", acpu
+    printf "%s its CPU time (%.2f ms), which inflates the denominator of every wall ratio. On a quiet\n", (acpu > 0 && a / acpu >= 2) ? "several times" : sprintf("%.0f %% above", (acpu > 0 ? 100 * (a / acpu - 1) : 0)), acpu
     print "machine wall time approaches CPU time, and the CPU ratios are the better forecast:"
     printf "(b)/(a) = %s, (d)/(a) = %s, (c)/(a) = %s.", bc, dc, cc
     if (bc > 1.05 || dc > 1.07) {
@@ -211,21 +274,24 @@ bench_analysis() {
       printf " By that measure%s\n", substr(msg, 1, length(msg) - 1) "."
       printf "Why: the shim%ss cost is one exec (an exec-only static stub costs %.3f ms CPU against the shim%ss\n", q, stubc - truec, q
       printf "%.3f ms: config parsing and the environment are nearly free), about %.1f %% of a %.2f ms CPU hit; the\n", shimc - truec, 100 * (shimc - truec) / acpu, acpu
-      printf "guard adds its stat and inode-cache lookups for %d files (%s CPU). The exec is the floor for any\n", files, aidc
-      print "separate-binary shim; closing the rest needs a cheaper guard (see below), not a leaner shim."
+      printf "identity check adds one fstatat per input, %d files ((d)/(b) CPU %s). The exec is the floor for any\n", files, dbc
+      print "separate-binary shim; closing the rest needs fewer inputs to check (see below), not a leaner shim."
     } else print ""
     if (b > 1.05)
       printf "**(b) misses its target by %.1f points**; the floor says the shim itself accounts for %.1f %%.\n", (b - 1.05) * 100, 100 * (fs - ft) / a
     print ""
-    printf "The identity guard (%d files in CCACHE_EXTRAFILES) costs (a%s)/(a) = %s wall (CPU %s): with the\n", files, q, aid, aidc
-    print "inode cache on, ccache stats each file and finds its digest in the inode cache instead of re-reading it."
-    printf "Without the inode cache, ccache itself is slower: (a0)/(a) = %s.\n", a0
+    printf "The identity check as installed, mechanism (a) (%d inputs, one fstatat each against the\n", files
+    printf "snapshot, no hashing), costs (d)/(b) = %s paired wall (paired CPU %s); %.3f ms at the floor.\n", db, dbc, guard
+    printf "Mechanism (b), %d files in CCACHE_EXTRAFILES, costs (e)/(b) = %s (paired CPU %s) through the\n", files, eb, ebc
+    printf "shim and (a%s)/(a) = %s (paired CPU %s) without it: with the inode cache on, ccache stats each\n", q, aid, aidc
+    print "file and finds its digest in the inode cache instead of re-reading it. Without the inode cache,"
+    printf "ccache itself is slower: (a0)/(a) = %s.\n", a0
     if (d > 1.07 || dc > 1.07) {
       print ""
-      printf "**(d) is above 1.07 (wall %s, CPU %s).** Decomposed on CPU time: the guard (a%s)/(a) = %s, the shim on\n", d, dc, q, aidc
-      printf "top of it (d)/(a%s) = %.3f. ", q, (aidc > 0 ? dc / aidc : 0)
-      if (aidc - 1 > dc / aidc - 1 || dc > 1.07)
-        print "What would close it: fewer files in the key (one stamp file for the device-library directory that `shimctl refresh` rewrites, at the price of trusting refresh), or a ccache that keeps the combined extra-files digest. Dropping the guard is not an option: it is what catches a swapped device library."
+      printf "**(d) is above 1.07 (wall %s, CPU %s).** Decomposed on CPU time: the shim (b)/(a) = %s (medians),\n", d, dc, bc
+      printf "the identity check on top of it (d)/(b) = %s (paired). ", dbc
+      if (dbc - 1 > bc - 1)
+        print "What would close it: fewer inputs to stat (the snapshot lists every fingerprint input; a directory-level stamp would cut the fstatat count, at the price of trusting whoever rewrites it). Dropping the check is not an option: it is what catches a swapped device library."
       else
         printf "The shim part is larger than the floor predicts (%.3f); with the spread above this is load, not the shim: rerun on a quiet machine, or compare CPU times (d)/(a) = %s.\n", 1 + (fs - ft) / a, dc
     }

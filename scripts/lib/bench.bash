@@ -2,8 +2,13 @@
 #   bench_build_tools DIR        compiles DIR/rr (interleaved timing harness), DIR/stub (static
 #                                exec-only stub: execv(argv[1], argv+1)) and DIR/true (static, exits 0)
 #   bench_conf_env CONF [all|plain|bare]   the environment a shim config sets, as NAME=VALUE
-#                                lines (setenv and appendenv; `plain` drops the identity guard,
-#                                CCACHE_EXTRAFILES; `bare` also drops CCACHE_INODECACHE)
+#                                lines (setenv and appendenv; `plain` drops the identity variables,
+#                                CCACHE_EXTRAFILES and CCACHE_COMPILERCHECK; `bare` also drops
+#                                CCACHE_INODECACHE)
+#   bench_identity_env PREFIX    mechanism (b)'s two variables for PREFIX, from its identity snapshot
+#                                (PREFIX/.shimctl/identity): CCACHE_COMPILERCHECK=string:shimctl-<32 hex
+#                                of the fingerprint> and CCACHE_EXTRAFILES=<absolute input paths, ':'>
+#   bench_identity_files PREFIX  the number of inputs in PREFIX's identity snapshot
 #   bench_now_ms                 monotonic-enough wall clock in milliseconds
 #   bench_stat CCACHE_DIR NAME   one counter of `ccache --print-stats`
 #   bench_hits / bench_misses CCACHE_DIR   direct+preprocessed hits / cache misses
@@ -105,14 +110,32 @@ bench_build_tools() { # DIR
     && gcc -O2 -static -o "$d/true" "$d/true.c"
 }
 
-bench_conf_env() { # CONF [all|plain]
+bench_conf_env() { # CONF [all|plain|bare]
   local mode=${2:-all}
   sed -n 's/^\(setenv\|appendenv\) //p' "$1" | while IFS= read -r kv; do
     case $mode:$kv in
-      plain:CCACHE_EXTRAFILES=*|bare:CCACHE_EXTRAFILES=*|bare:CCACHE_INODECACHE=*) continue ;;
+      plain:CCACHE_EXTRAFILES=*|plain:CCACHE_COMPILERCHECK=*) continue ;;
+      bare:CCACHE_EXTRAFILES=*|bare:CCACHE_COMPILERCHECK=*|bare:CCACHE_INODECACHE=*) continue ;;
     esac
     printf '%s\n' "$kv"
   done
+}
+
+# The snapshot (installer/shimctl/core/identity_snapshot.hpp): "shimctl-identity 1",
+# "fingerprint <64 hex>", then "dir D" lines, each followed by "INODE SIZE MTIME CTIME NAME" lines.
+bench_identity_env() { # PREFIX
+  awk 'NR == 1 && $0 != "shimctl-identity 1" { exit 1 }
+       NR == 2 { if ($1 != "fingerprint" || length($2) != 64) exit 1; fp = substr($2, 1, 32); next }
+       NR > 2 && /^dir / { d = substr($0, 5); next }
+       NR > 2 && NF >= 5 && d != "" { n = $0; for (i = 1; i <= 4; i++) sub(/^[^ ]+ /, "", n)
+                                      files = files (files == "" ? "" : ":") d "/" n }
+       END { if (fp == "" || files == "") exit 1
+             print "CCACHE_COMPILERCHECK=string:shimctl-" fp; print "CCACHE_EXTRAFILES=" files }' \
+    "$1/.shimctl/identity"
+}
+
+bench_identity_files() { # PREFIX
+  awk 'NR > 2 && !/^dir / && NF >= 5 { n++ } END { print n + 0 }' "$1/.shimctl/identity"
 }
 
 bench_now_ms() { echo $(( $(date +%s%N) / 1000000 )); }
@@ -220,16 +243,18 @@ text(12, y, "One warm cache hit of a HIP compile, per call (median wall ms; pair
 y += 10
 calls = [
     ("(a0) (a) without the inode cache", "hit.a0", "#d0d0d0"),
-    ("(a) ccache hipcc.real, no guard", "hit.a", "#7f7f7f"),
-    ("(a') ccache hipcc.real, guard on", "hit.a_id", "#a5a5a5"),
-    ("(b) shim, guard off", "hit.b", "#4f81bd"),
+    ("(a) ccache hipcc.real, no identity", "hit.a", "#7f7f7f"),
+    ("(a') ccache hipcc.real + EXTRAFILES", "hit.a_id", "#a5a5a5"),
+    ("(b) shim, identity off", "hit.b", "#4f81bd"),
     ("(c) bash wrapper exec ccache", "hit.c", "#c0504d"),
-    ("(d) shim as installed, guard on", "hit.d", "#1f497d"),
+    ("(d) shim as installed: snapshot guard", "hit.d", "#1f497d"),
+    ("(e) shim + EXTRAFILES (mechanism b)", "hit.e", "#8064a2"),
 ]
 floor = [
     ("static true, exec'd directly", "floor.true", "#bbbbbb"),
     ("exec-only static stub -> true", "floor.stub", "#999999"),
     ("shim (real config) -> true", "floor.shim", "#4f81bd"),
+    ("shim + snapshot guard -> true", "floor.shim_id", "#1f497d"),
 ]
 base = num("hit.a.wall")
 mx = max([num(k + ".wall") or 0 for _, k, _ in calls] + [0.001])
@@ -244,6 +269,11 @@ for label, k, color in calls:
     ratio = f"  ({paired:.2f}x paired)" if paired else (f"  ({v / base:.2f}x)" if base else "")
     text(left + plot_w * v / mx + 5, y + 13, f"{v:.2f} ms{ratio}", 11)
     y += bar_h + gap
+db, eb = num("hit_vs_b.d.paired_wall"), num("hit_vs_b.e.paired_wall")
+if db and eb:
+    y += 16
+    text(left, y, f"identity cost, paired to (b): snapshot guard (d)/(b) = {db:.3f}x, "
+         f"EXTRAFILES (e)/(b) = {eb:.3f}x ({r.get('identity.files', '?')} inputs)", 11, fill="#444")
 y += 20
 text(12, y, "The floor: the shim's own cost (median wall ms)", 13, weight="bold")
 y += 6
@@ -278,12 +308,15 @@ bench_check() {
 bench_table() {
   local R=$1
   g() { awk -F'\t' -v k="$1" '$1 == k { v = $2 } END { print v }' "$R"; }
-  printf '%-44s %10s %10s %8s\n' "warm hit, per call (ratio: paired, to (a))" "wall ms" "cpu ms" "ratio"
+  printf '%-44s %10s %10s %8s %8s\n' "warm hit, per call (ratios: paired wall)" "wall ms" "cpu ms" "/ (a)" "/ (b)"
   local v
-  for v in a0 a a_id b c d; do
-    printf '%-44s %10s %10s %8s\n' "($v)" "$(g hit.$v.wall)" "$(g hit.$v.cpu)" "$(g hit.$v.paired_wall)"
+  for v in a0 a a_id b c d e; do
+    printf '%-44s %10s %10s %8s %8s\n' "($v)" "$(g hit.$v.wall)" "$(g hit.$v.cpu)" "$(g hit.$v.paired_wall)" "$(g hit_vs_b.$v.paired_wall)"
   done
-  for v in true stub shim; do printf '%-44s %10s %10s\n' "floor: $v" "$(g floor.$v.wall)" "$(g floor.$v.cpu)"; done
+  printf '%-44s %10s\n' "identity (a), snapshot: (d)/(b)" "$(g hit_vs_b.d.paired_wall)" \
+    "identity (b), EXTRAFILES: (e)/(b)" "$(g hit_vs_b.e.paired_wall)" \
+    "identity (b) without a shim: (a')/(a)" "$(g hit.a_id.paired_wall)" "identity inputs" "$(g identity.files)"
+  for v in true stub shim shim_id; do printf '%-44s %10s %10s\n' "floor: $v" "$(g floor.$v.wall)" "$(g floor.$v.cpu)"; done
   printf '%-44s %10s %10s %8s\n' "HIP project ($(g build.units) units)" "compile ms" "hits" "misses"
   for v in cold warm header; do
     printf '%-44s %10s %10s %8s\n' "  $v" "$(g build.$v.ms)" "$(g build.$v.hits)" "$(g build.$v.misses)"

@@ -4,6 +4,7 @@
 #include <shimctl/core/fingerprint.hpp>
 #include <shimctl/core/identity_snapshot.hpp>
 #include <shimctl/core/transaction.hpp>
+#include <shimctl/util/lock.hpp>
 #include <sys/stat.h>
 
 using namespace shimctl;
@@ -80,7 +81,7 @@ TEST_CASE("snapshot_identity writes the current fingerprint with the stat data")
   auto m = make_installed(prefix);
   auto dir = util::Dir::open(prefix);
   REQUIRE(dir);
-  auto result = core::snapshot_identity(*dir, m);
+  auto result = core::snapshot_identity(*dir, m, core::SnapshotWriter::lock_holder);
   REQUIRE(result);
   CHECK(result->written);
   CHECK(result->fingerprint == m.fingerprint.sha256);
@@ -91,7 +92,7 @@ TEST_CASE("snapshot_identity writes the current fingerprint with the stat data")
 
   SUBCASE("changed bytes: the fingerprint of the new bytes") {
     write_text(prefix + "/amdgcn/bitcode/ocml.bc", "ocml, patched");
-    auto changed = core::snapshot_identity(*dir, m);
+    auto changed = core::snapshot_identity(*dir, m, core::SnapshotWriter::lock_holder);
     REQUIRE(changed);
     CHECK(changed->written);
     CHECK(changed->fingerprint != m.fingerprint.sha256);
@@ -99,11 +100,56 @@ TEST_CASE("snapshot_identity writes the current fingerprint with the stat data")
   }
   SUBCASE("no state directory: the fingerprint, not written, and why") {
     fs::remove_all(prefix + "/.shimctl");
-    auto unwritten = core::snapshot_identity(*dir, m);
+    auto unwritten = core::snapshot_identity(*dir, m, core::SnapshotWriter::lock_holder);
     REQUIRE(unwritten);
     CHECK_FALSE(unwritten->written);
     CHECK(unwritten->fingerprint == m.fingerprint.sha256);
     CHECK_FALSE(unwritten->why_not.empty());
+  }
+}
+
+TEST_CASE("the shim's helper writes the snapshot only under a free lock and with a manifest") {
+  auto prefix = make_temp_dir();
+  auto m = make_installed(prefix);
+  auto dir = util::Dir::open(prefix);
+  REQUIRE(dir);
+  auto state = dir->open_relative(core::state_dir_name);
+  REQUIRE(state);
+  auto bystander = [&] {
+    return core::snapshot_identity(*dir, m, core::SnapshotWriter::bystander);
+  };
+
+  SUBCASE("no lock file (never installed, or rolled back): not written") {
+    write_text(prefix + "/.shimctl/manifest.json", "{}");
+    auto r = bystander();
+    REQUIRE(r);
+    CHECK_FALSE(r->written);
+    CHECK(r->fingerprint == m.fingerprint.sha256);
+    CHECK_FALSE(fs::exists(prefix + "/.shimctl/identity"));
+    CHECK_FALSE(fs::exists(prefix + "/.shimctl/lock")); // and not created
+  }
+  SUBCASE("a shimctl command holds the lock: not written, no waiting") {
+    write_text(prefix + "/.shimctl/manifest.json", "{}");
+    auto held = util::FileLock::acquire(*state, core::lock_file, std::nullopt);
+    REQUIRE(held);
+    auto r = bystander();
+    REQUIRE(r);
+    CHECK_FALSE(r->written);
+    CHECK_FALSE(fs::exists(prefix + "/.shimctl/identity"));
+  }
+  SUBCASE("the lock is free but the manifest is gone: not written") {
+    REQUIRE(util::FileLock::acquire(*state, core::lock_file, std::nullopt));
+    auto r = bystander();
+    REQUIRE(r);
+    CHECK_FALSE(r->written);
+  }
+  SUBCASE("lock free, manifest there: written") {
+    REQUIRE(util::FileLock::acquire(*state, core::lock_file, std::nullopt));
+    write_text(prefix + "/.shimctl/manifest.json", "{}");
+    auto r = bystander();
+    REQUIRE(r);
+    CHECK(r->written);
+    CHECK(fs::exists(prefix + "/.shimctl/identity"));
   }
 }
 

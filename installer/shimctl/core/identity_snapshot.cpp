@@ -4,6 +4,7 @@
 #include <shimctl/core/identity_snapshot.hpp>
 #include <shimctl/core/session.hpp>
 #include <shimctl/core/transaction.hpp>
+#include <shimctl/util/lock.hpp>
 #include <sys/stat.h>
 
 namespace shimctl::core {
@@ -66,7 +67,8 @@ std::string render_identity_snapshot(const std::string& fingerprint,
 }
 
 util::Result<SnapshotResult> snapshot_identity(const util::Dir& prefix_dir,
-                                               const Manifest& manifest) {
+                                               const Manifest& manifest,
+                                               SnapshotWriter writer) {
   auto files = input_files(manifest);
   TRY_ASSIGN(auto before, stat_inputs(manifest.prefix, files));
   TRY_ASSIGN(auto fingerprint, compute_fingerprint(manifest.prefix, files, false));
@@ -77,6 +79,16 @@ util::Result<SnapshotResult> snapshot_identity(const util::Dir& prefix_dir,
     return result;
   }
   auto state = prefix_dir.open_relative(state_dir_name);
+  std::optional<util::FileLock> lock; // held until the snapshot is written
+  if (state && writer == SnapshotWriter::bystander) {
+    auto taken = util::FileLock::try_existing(*state, lock_file);
+    TRY_ASSIGN(auto manifest_now, state->stat(manifest_file));
+    if (!taken || !manifest_now) {
+      result.why_not = "a shimctl command is working on the prefix (or rolled it back)";
+      return result;
+    }
+    lock.emplace(std::move(*taken));
+  }
   auto written = state ? state->write_atomic(identity_snapshot_file,
                                              render_identity_snapshot(fingerprint.sha256, after),
                                              0644)
@@ -93,7 +105,7 @@ void record_identity_snapshot(const Context& context,
                               const util::Dir& prefix_dir,
                               const Manifest& manifest) {
   context.progress("recording the identity snapshot");
-  auto snapshot = snapshot_identity(prefix_dir, manifest);
+  auto snapshot = snapshot_identity(prefix_dir, manifest, SnapshotWriter::lock_holder);
   if (!snapshot)
     context.progress(fmt::format("identity snapshot not written: {}; the first compile re-hashes",
                                  snapshot.error().message));
@@ -110,7 +122,7 @@ util::Result<SnapshotResult> check_identity(const std::string& prefix) {
   TRY_ASSIGN(auto manifest, load_manifest(dir, prefix));
   if (!manifest)
     return fail(ExitCode::not_installed, "{} is not installed", prefix);
-  return snapshot_identity(dir, *manifest);
+  return snapshot_identity(dir, *manifest, SnapshotWriter::bystander);
 }
 
 } // namespace shimctl::core

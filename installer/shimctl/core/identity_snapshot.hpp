@@ -53,11 +53,18 @@ struct SnapshotResult {
   std::string why_not;     // when not written
 };
 
+enum class SnapshotWriter {
+  lock_holder, // install, refresh: the caller holds the prefix lock
+  bystander,   // the shim's helper: writes only under the prefix lock taken at once, and only
+               // while the manifest exists (never waits for, nor races, a shimctl command)
+};
+
 // Hashes the manifest's identity inputs as they are now and writes the
 // snapshot into PREFIX_DIR's state directory, unless an input changed while
 // it was being hashed (its stat data before and after differ).
 [[nodiscard]] util::Result<SnapshotResult> snapshot_identity(const util::Dir& prefix_dir,
-                                                             const Manifest& manifest);
+                                                             const Manifest& manifest,
+                                                             SnapshotWriter writer);
 
 // After install, refresh and adopt: writes the snapshot; a problem is only
 // reported (the first compile then re-hashes through the helper).

@@ -153,14 +153,6 @@ util::Result<SharedCache> shared_cache_settings(const InstallOptions& options) {
                                 !options.dry_run });
 }
 
-void remove_state_dir(const util::Dir& prefix_dir) {
-  if (auto state = prefix_dir.open_relative(state_dir_name)) {
-    for (auto name : { journal_file, manifest_file, events_file, lock_file })
-      (void)state->remove(name);
-  }
-  (void)prefix_dir.remove_dir(state_dir_name);
-}
-
 } // namespace
 
 util::Result<InstallResult> install(const Context& context, const InstallOptions& options) {

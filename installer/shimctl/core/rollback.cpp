@@ -71,14 +71,6 @@ util::Result<Inspection> inspect(const Session& session, const Manifest& m) {
 // The state directory goes last; a waiting shimctl notices that its lock
 // file or the directory is gone and starts again. Best effort: a directory
 // that still holds foreign files stays.
-void remove_state_dir(const Session& session) {
-  if (auto state = session.dir.open_relative(state_dir_name)) {
-    (void)state->remove(events_file);
-    (void)state->remove(lock_file);
-  }
-  (void)session.dir.remove_dir(state_dir_name);
-}
-
 std::string join(const std::vector<std::string>& items) {
   std::string out;
   for (const auto& i : items)
@@ -124,7 +116,7 @@ util::Result<RollbackResult> rollback_session(const Context& context,
     else
       result.restored.push_back(c.path);
   }
-  remove_state_dir(session);
+  remove_state_dir(session.dir);
   session.manifest.reset();
   return result;
 }
@@ -135,7 +127,7 @@ util::Result<RollbackResult> rollback(const Context& context, const RollbackOpti
     // A state directory without a manifest is what an undone install leaves
     // (recovery after a crash): remove it so the prefix is as it was.
     if (session.lock)
-      remove_state_dir(session);
+      remove_state_dir(session.dir);
     RollbackResult result;
     result.was_installed = false;
     return result;

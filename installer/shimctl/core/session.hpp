@@ -36,6 +36,10 @@ struct Session {
 // Reads the shim binary that install uses.
 [[nodiscard]] util::Result<std::string> read_shim_binary(const Context& context);
 
+// Removes PREFIX/.shimctl and the files shimctl and its shims keep there
+// (best effort: a directory holding anything else stays).
+void remove_state_dir(const util::Dir& prefix_dir);
+
 // Loads PREFIX/.shimctl/manifest.json if present.
 [[nodiscard]] util::Result<std::optional<Manifest>> load_manifest(const util::Dir& prefix_dir,
                                                                   const std::string& prefix);

@@ -62,4 +62,22 @@ Result<FileLock> FileLock::acquire(const Dir& dir,
   }
 }
 
+std::optional<FileLock> FileLock::try_existing(const Dir& dir, std::string_view name) {
+  std::string n(name);
+  int fd = ::openat(dir.fd(), n.c_str(), O_RDWR | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0)
+    return std::nullopt;
+  struct stat held {
+  }, now{};
+  if (::flock(fd, LOCK_EX | LOCK_NB) != 0 || ::fstat(fd, &held) != 0 ||
+      ::fstatat(dir.fd(), n.c_str(), &now, AT_SYMLINK_NOFOLLOW) != 0 || held.st_ino != now.st_ino ||
+      held.st_dev != now.st_dev) {
+    ::close(fd);
+    return std::nullopt;
+  }
+  FileLock lock;
+  lock.fd_ = fd;
+  return lock;
+}
+
 } // namespace shimctl::util

@@ -22,6 +22,11 @@ public:
                                                 std::string_view name,
                                                 std::optional<std::chrono::milliseconds> wait);
 
+  // Locks NAME in DIR only if it exists and is free at once: for a process
+  // that must never wait for, nor leave anything behind, a shimctl command
+  // (the shim's identity helper). The pid in the file is left as it is.
+  [[nodiscard]] static std::optional<FileLock> try_existing(const Dir& dir, std::string_view name);
+
 private:
   int fd_ = -1;
 };
