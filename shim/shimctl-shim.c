@@ -315,7 +315,12 @@ static bool read_small_file(const char* path, char* buf, size_t max, size_t* len
     return false;
   *len = 0;
   while (*len <= max) { /* stops once the file is known to be too large */
-    ssize_t n = read(fd, buf + *len, max + 1 - *len);
+    size_t want = max + 1 - *len;
+    ssize_t n = read(fd, buf + *len, want);
+    if (n > 0 && (size_t)n < want) { /* a short read of a regular file: its end */
+      *len += (size_t)n;
+      break;
+    }
     if (n == 0)
       break;
     if (n < 0 && errno == EINTR)

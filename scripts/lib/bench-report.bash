@@ -93,8 +93,10 @@ $(g hit_vs_a_id.e.paired_cpu)) is the shim's own cost when both sides pay for me
 
 ### The identity check: mechanism (a) against mechanism (b)
 
-Paired ratios over the same $reps rounds as the table above ("paired": the median over rounds of
-the row's time divided by the base's time in the same round; "medians": ratio of the medians).
+Paired ratios from a dedicated run of $(g identity.rounds) interleaved rounds of (b), (d) and (e) only (the
+check is worth a percent or two, within the noise of the $reps-round table above; (a')/(a) is from
+that table). "Paired": the median over rounds of the row's time divided by the base's time in the
+same round; "medians": ratio of the medians, from the table above.
 
 | mechanism | what a warm hit does for identity | ratio | paired wall | paired CPU | medians wall | medians CPU |
 |---|---|---|---:|---:|---:|---:|
