@@ -194,7 +194,7 @@ test_recreated_and_touched_prefix_hits() {
 }
 
 test_cuda_ptxas_change() {
-  TEST "CUDA: ptxas changed: a miss; libdevice changed: reported by verify"
+  TEST "CUDA: ptxas changed: a miss; libdevice changed: a miss, and verify names both"
   if ! have_cuda; then echo "  (skipped: nvcc cannot compile for sm_90 here)"; return 0; fi
   P=$TEST_DIR/cuda
   C=$TEST_DIR/ccache
@@ -213,11 +213,13 @@ test_cuda_ptxas_change() {
   expect_counts 1 2
 
   # CUDA 13's cicc does not read libdevice for nvcc -c, so a libdevice change need not change an
-  # object; it is a fingerprint input all the same, and verify names it.
+  # object; it is a fingerprint input all the same: the next compile misses, and verify names it.
   local lib
   lib=$(cd "$P" && ls nvvm/libdevice/*.bc | head -1)
   [ -n "$lib" ] || fail "no nvvm/libdevice/*.bc in the CUDA prefix"
   append_bytes "$P/$lib"
+  "$P/bin/nvcc" "${nvcc[@]}" -o k4.o >"$TEST_DIR/nvcc.out" 2>&1 || fail "nvcc: $(cat "$TEST_DIR/nvcc.out")"
+  expect_counts 1 3
   local out rc
   out=$("$SHIMCTL" verify "$P" 2>&1); rc=$?
   expect_eq 0 "$rc" "verify exit code (a changed toolchain is a warning)"$'\n'"$out"
