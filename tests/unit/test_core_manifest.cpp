@@ -130,8 +130,11 @@ TEST_CASE("broken manifests are refused with a message naming the field") {
           "manifest is invalid: compilers[0].path 'bin/../../etc/x' is not a relative path "
           "inside the prefix");
     CHECK(error_after([](auto& j) { j["fingerprint"]["inputs"][1]["path"] = ".."; }) ==
-          "manifest is invalid: fingerprint.inputs[1].path '..' is not a relative path inside "
-          "the prefix");
+          "manifest is invalid: fingerprint.inputs[1].path '..' is not a clean relative or "
+          "absolute path");
+    CHECK(error_after([](auto& j) { j["fingerprint"]["inputs"][1]["path"] = "/usr/../etc/x"; }) ==
+          "manifest is invalid: fingerprint.inputs[1].path '/usr/../etc/x' is not a clean "
+          "relative or absolute path");
     CHECK(error_after([](auto& j) { j["created_files"][1] = "../x"; }) ==
           "manifest is invalid: created_files[1] is not a relative path inside the prefix");
   }

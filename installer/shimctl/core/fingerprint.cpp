@@ -1,9 +1,13 @@
 #include <algorithm>
 #include <glob.h>
+#include <map>
 #include <set>
 #include <shimctl/core/fingerprint.hpp>
+#include <shimctl/core/shared_libs.hpp>
 #include <shimctl/util/sha256.hpp>
 #include <sys/stat.h>
+#include <tuple>
+#include <unistd.h>
 #include <utility>
 
 namespace shimctl::core {
@@ -39,7 +43,26 @@ std::vector<std::string> identity_files(const std::string& prefix,
     }
     ::globfree(&g);
   }
+  // The libraries those executables load: inside the prefix by their relative
+  // name, elsewhere (the system's) by their absolute path.
+  std::vector<std::string> executables;
+  for (const auto& file : files) {
+    auto full = prefix + "/" + file;
+    if (file.ends_with(real_suffix) && ::access(full.c_str(), F_OK) != 0)
+      full.resize(full.size() - real_suffix.size()); // before install: the original
+    executables.push_back(full);
+  }
+  for (const auto& lib : shared_libraries(executables)) {
+    if (!lib.starts_with(prefix + "/"))
+      files.insert(lib);
+    else if (auto relative = lib.substr(prefix.size() + 1); !relative.ends_with(real_suffix))
+      files.insert(relative);
+  }
   return { files.begin(), files.end() };
+}
+
+std::string input_path(const std::string& prefix, const std::string& path) {
+  return path.starts_with("/") ? path : prefix + "/" + path;
 }
 
 std::string combine_inputs(const std::vector<IdentityInput>& inputs) {
@@ -73,12 +96,37 @@ FingerprintProgress fingerprint_meter(const Context& context) {
   };
 }
 
+namespace {
+
+// SHA-256 of a file, remembered for this process by its stat data: install
+// hashes the inputs to plan, then again for the identity snapshot after the
+// transaction, where only the compilers' .real (a new link: a new ctime) differ.
+util::Result<std::string> digest_of(const std::string& path, const struct stat& st) {
+  using Key = std::tuple<std::string, dev_t, ino_t, off_t, long, long, long, long>;
+  static std::map<Key, std::string> known;
+  Key key{ path,
+           st.st_dev,
+           st.st_ino,
+           st.st_size,
+           st.st_mtim.tv_sec,
+           st.st_mtim.tv_nsec,
+           st.st_ctim.tv_sec,
+           st.st_ctim.tv_nsec };
+  if (auto it = known.find(key); it != known.end())
+    return it->second;
+  TRY_ASSIGN(auto digest, util::sha256_file(path));
+  known.emplace(std::move(key), digest);
+  return digest;
+}
+
+} // namespace
+
 util::Result<Fingerprint> compute_fingerprint(const std::string& prefix,
                                               const std::vector<std::string>& files,
                                               bool before_install,
                                               const FingerprintProgress& progress) {
   auto full_path = [&](const std::string& relative) {
-    std::string full = prefix + "/" + relative;
+    std::string full = input_path(prefix, relative);
     struct stat st {};
     if (before_install && relative.ends_with(real_suffix) && ::stat(full.c_str(), &st) != 0)
       full.resize(full.size() - real_suffix.size());
@@ -99,7 +147,7 @@ util::Result<Fingerprint> compute_fingerprint(const std::string& prefix,
     struct stat st {};
     if (::stat(full.c_str(), &st) != 0)
       return util::fail("toolchain file {} disappeared while fingerprinting", full);
-    TRY_ASSIGN(auto digest, util::sha256_file(full));
+    TRY_ASSIGN(auto digest, digest_of(full, st));
     fp.inputs.push_back({ relative, digest, static_cast<std::uint64_t>(st.st_size) });
     bytes += static_cast<std::uint64_t>(st.st_size);
     if (progress)

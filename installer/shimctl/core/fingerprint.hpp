@@ -13,7 +13,9 @@
 namespace shimctl::core {
 
 struct IdentityInput {
-  std::string path; // relative to the prefix; a wrapped compiler is named by its .real
+  // Relative to the prefix (a wrapped compiler is named by its .real), or
+  // absolute for a shared library outside it (core/shared_libs.hpp).
+  std::string path;
   std::string sha256;
   std::uint64_t size = 0;
   bool operator==(const IdentityInput&) const = default;
@@ -28,11 +30,15 @@ struct Fingerprint {
 };
 
 // Files matched by the identity patterns, relative to the prefix, with every
-// wrapped compiler replaced by its .real. WRAPPED lists the paths of the
-// wrapped compilers (relative).
+// wrapped compiler replaced by its .real, and the shared libraries their
+// executables load (absolute when outside the prefix). WRAPPED lists the
+// paths of the wrapped compilers (relative).
 [[nodiscard]] std::vector<std::string> identity_files(const std::string& prefix,
                                                       const std::vector<std::string>& patterns,
                                                       const std::vector<std::string>& wrapped);
+
+// An input's path on disk: PREFIX/PATH, or PATH itself when absolute.
+[[nodiscard]] std::string input_path(const std::string& prefix, const std::string& path);
 
 // Progress callback: (files done, files total, bytes done, bytes total).
 using FingerprintProgress =

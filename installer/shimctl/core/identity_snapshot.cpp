@@ -32,7 +32,7 @@ util::Result<std::vector<InputStat>> stat_inputs(const std::string& prefix,
                                                  const std::vector<std::string>& files) {
   std::vector<InputStat> out;
   for (const auto& file : files) {
-    auto path = prefix + "/" + file;
+    auto path = input_path(prefix, file);
     struct stat st {};
     if (::stat(path.c_str(), &st) != 0)
       return fail("cannot read {}: {}", path, std::strerror(errno));

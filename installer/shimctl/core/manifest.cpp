@@ -54,6 +54,16 @@ std::string clean_path(const json& j, const char* key, const std::string& where)
   return value;
 }
 
+// An identity input: relative inside the prefix, or an absolute clean path
+// (a shared library outside it; only ever read, to hash it).
+std::string input_path_field(const json& j, const std::string& where) {
+  auto value = string_field(j, "path", where);
+  bool absolute_clean = value.starts_with("/") && util::is_clean_relative(value.substr(1));
+  require(absolute_clean || util::is_clean_relative(value),
+          where + ".path '" + value + "' is not a clean relative or absolute path");
+  return value;
+}
+
 std::string string_field(const json& j, const char* key, const std::string& where) {
   require(j.contains(key) && j.at(key).is_string(), where + "." + key + " must be a string");
   auto value = j.at(key).get<std::string>();
@@ -186,7 +196,7 @@ Manifest manifest_from_json(const json& j, const std::string& expected_prefix) {
     const auto& in = fp.at("inputs")[i];
     auto where = fmt::format("fingerprint.inputs[{}]", i);
     require(in.is_object(), where + " must be an object");
-    m.fingerprint.inputs.push_back({ clean_path(in, "path", where),
+    m.fingerprint.inputs.push_back({ input_path_field(in, where),
                                      hash_field(in, "sha256", where),
                                      number_field(in, "size", where) });
   }

@@ -41,7 +41,7 @@ std::string VerifyReport::first_failure() const {
 std::vector<std::string> changed_identity_inputs(const Manifest& manifest) {
   std::vector<std::string> changed;
   for (const auto& input : manifest.fingerprint.inputs) {
-    auto digest = util::sha256_file(manifest.prefix + "/" + input.path);
+    auto digest = util::sha256_file(input_path(manifest.prefix, input.path));
     if (!digest || *digest != input.sha256)
       changed.push_back(input.path);
   }

@@ -144,6 +144,35 @@ test_verify_names_a_missing_identity_helper() {
   out=$("$SHIMCTL" verify "$P" 2>&1) || fail "verify after refresh: $out"
 }
 
+test_shared_library_outside_the_prefix() {
+  TEST "a shared library a toolchain executable loads from outside the prefix: changed, a miss"
+  new_rocm rocm
+  # llvm/bin/llvm-link (an identity input hipcc -c never runs) becomes a program that loads
+  # libtoy.so from $TEST_DIR/ext through its rpath: outside the prefix, like Debian's libLLVM.
+  mkdir -p "$TEST_DIR/ext"
+  echo 'int toy(void) { return 1; }' > "$TEST_DIR/toy.c"
+  gcc -shared -fPIC -o "$TEST_DIR/ext/libtoy.so" "$TEST_DIR/toy.c" || fail "cannot build libtoy.so"
+  echo 'int toy(void); int main(void) { return toy() - 1; }' > "$TEST_DIR/main.c"
+  gcc -o "$P/llvm/bin/llvm-link" "$TEST_DIR/main.c" -L"$TEST_DIR/ext" -ltoy -Wl,-rpath,"$TEST_DIR/ext" ||
+    fail "cannot build the toy llvm-link"
+  "$P/llvm/bin/llvm-link" || fail "the toy llvm-link does not run"
+  install_p
+  grep -q " libtoy.so$" "$P/.shimctl/identity" || fail "libtoy.so is not in the identity snapshot"
+  expect_contains "$(shimctl_out fingerprint "$P")" "$TEST_DIR/ext/libtoy.so" "fingerprint"
+  write_hip_kernel m.hip
+  hip first.o
+  hip second.o
+  expect_counts 1 1
+  echo 'int toy(void) { return 1 + 0 * 2; } int other(void) { return 2; }' > "$TEST_DIR/toy.c"
+  gcc -shared -fPIC -o "$TEST_DIR/ext/libtoy.so" "$TEST_DIR/toy.c" || fail "cannot rebuild libtoy.so"
+  hip third.o
+  expect_counts 1 2
+  hip fourth.o
+  expect_counts 2 2
+  local out; out=$("$SHIMCTL" verify "$P" --offload-arch gfx90a 2>&1)
+  expect_contains "$out" "toolchain changed since install: $TEST_DIR/ext/libtoy.so;" "verify"
+}
+
 test_clang_binary_change() {
   TEST "the prefix's clang replaced by a build with other bytes: a miss"
   new_rocm rocm
@@ -261,8 +290,11 @@ for need in ["llvm/bin/clang.real", "bin/hipcc", "llvm/bin/lld", "llvm/bin/clang
              "amdgcn/bitcode/ocml.bc", "amdgcn/bitcode/oclc_finite_only_off.bc", "share/hip/version"]:
     assert need in paths, need + " is not an input"
 assert "llvm/bin/clang" not in paths, "the shim itself is an input"
+for need in ["/usr/lib/x86_64-linux-gnu/libLLVM-15.so.1", "/usr/lib/llvm-15/lib/libclang-cpp.so.15",
+             "/usr/lib/x86_64-linux-gnu/libm.so.6"]:
+    assert need in paths, need + " (a library clang loads) is not an input"
 for i in fp["inputs"]:
-    data = open(prefix + "/" + i["path"], "rb").read()
+    data = open(i["path"] if i["path"].startswith("/") else prefix + "/" + i["path"], "rb").read()
     assert i["sha256"] == hashlib.sha256(data).hexdigest(), i["path"]
     assert i["size"] == len(data), i["path"]
 EOF
