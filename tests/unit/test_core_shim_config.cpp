@@ -49,11 +49,12 @@ TEST_CASE("shim_directories lists each directory once, in order") {
   CHECK(core::shim_directories(sample_manifest()) == std::vector<std::string>{ "bin", "llvm/bin" });
 }
 
-TEST_CASE("identity_paths are the fingerprint inputs under the prefix") {
-  CHECK(core::identity_paths(sample_manifest()) ==
-        std::vector<std::string>{ "/opt/rocm/amdgcn/bitcode/ocml.bc",
-                                  "/opt/rocm/bin/hipcc.real",
-                                  "/opt/rocm/llvm/bin/clang.real" });
+TEST_CASE("identity_paths are the fingerprint inputs under the prefix; libraries outside are not") {
+  auto m = sample_manifest();
+  m.fingerprint.inputs.push_back({ "/usr/lib/x86_64-linux-gnu/libLLVM-15.so.1", fingerprint, 4 });
+  CHECK(core::identity_paths(m) == std::vector<std::string>{ "/opt/rocm/amdgcn/bitcode/ocml.bc",
+                                                             "/opt/rocm/bin/hipcc.real",
+                                                             "/opt/rocm/llvm/bin/clang.real" });
 }
 
 TEST_CASE("shim_environment for ccache: the identity comes from the shim's snapshot") {

@@ -18,7 +18,8 @@ std::vector<std::string> shim_directories(const Manifest& manifest) {
 std::vector<std::string> identity_paths(const Manifest& manifest) {
   std::vector<std::string> paths;
   for (const auto& input : manifest.fingerprint.inputs)
-    paths.push_back(input_path(manifest.prefix, input.path));
+    if (!input.path.starts_with("/"))
+      paths.push_back(manifest.prefix + "/" + input.path);
   return paths;
 }
 

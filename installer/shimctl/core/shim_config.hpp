@@ -17,7 +17,9 @@ namespace shimctl::core {
 // The directories (relative) that hold shims, in order of first appearance.
 [[nodiscard]] std::vector<std::string> shim_directories(const Manifest& manifest);
 
-// Absolute paths of the identity inputs, as the cache should hash them.
+// Absolute paths of the identity inputs inside the prefix, for sccache's
+// SCCACHE_EXTRAFILES (hashed on every compile: the system's shared libraries,
+// hundreds of MB, are left to the fingerprint in its cache buster).
 [[nodiscard]] std::vector<std::string> identity_paths(const Manifest& manifest);
 
 } // namespace shimctl::core
