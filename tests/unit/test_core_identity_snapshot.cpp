@@ -108,6 +108,24 @@ TEST_CASE("snapshot_identity writes the current fingerprint with the stat data")
   }
 }
 
+TEST_CASE("vouched_inputs: the snapshot's stat data, only for the manifest's own fingerprint") {
+  auto prefix = make_temp_dir();
+  auto m = make_installed(prefix);
+  CHECK(core::vouched_inputs(m).empty()); // no snapshot yet
+  auto dir = util::Dir::open(prefix);
+  REQUIRE(dir);
+  REQUIRE(core::snapshot_identity(*dir, m, core::SnapshotWriter::lock_holder));
+  auto stats = core::stat_inputs(prefix, files);
+  REQUIRE(stats);
+  CHECK(core::vouched_inputs(m) == *stats);
+  auto other = m;
+  other.fingerprint.sha256 = std::string(64, 'f');
+  CHECK(core::vouched_inputs(other).empty());
+  write_text(prefix + "/.shimctl/identity",
+             "shimctl-identity 1\nfingerprint " + m.fingerprint.sha256 + "\ndir /x\ngarbage\n");
+  CHECK(core::vouched_inputs(m).empty());
+}
+
 TEST_CASE("the shim's helper writes the snapshot only under a free lock and with a manifest") {
   auto prefix = make_temp_dir();
   auto m = make_installed(prefix);

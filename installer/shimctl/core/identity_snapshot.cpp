@@ -5,6 +5,7 @@
 #include <shimctl/core/session.hpp>
 #include <shimctl/core/transaction.hpp>
 #include <shimctl/util/lock.hpp>
+#include <sstream>
 #include <sys/stat.h>
 
 namespace shimctl::core {
@@ -99,6 +100,37 @@ util::Result<SnapshotResult> snapshot_identity(const util::Dir& prefix_dir,
   }
   result.written = true;
   return result;
+}
+
+std::vector<InputStat> vouched_inputs(const Manifest& manifest) {
+  auto dir = util::Dir::open(manifest.prefix);
+  auto state = dir ? dir->open_relative(state_dir_name)
+                   : util::Result<util::Dir>(std::unexpected(dir.error()));
+  auto text = state ? state->read_file(identity_snapshot_file) : util::Result<std::string>("");
+  std::vector<InputStat> inputs;
+  if (!text ||
+      !text->starts_with("shimctl-identity 1\nfingerprint " + manifest.fingerprint.sha256 + "\n"))
+    return inputs;
+  std::string dir_path;
+  std::istringstream lines(*text);
+  std::string line;
+  std::getline(lines, line);
+  std::getline(lines, line);
+  while (std::getline(lines, line)) {
+    if (line.starts_with("dir ")) {
+      dir_path = line.substr(4);
+      continue;
+    }
+    InputStat input;
+    std::istringstream fields(line);
+    std::string name;
+    if (!(fields >> input.inode >> input.size >> input.mtime_ns >> input.ctime_ns) ||
+        fields.get() != ' ' || !std::getline(fields, name) || dir_path.empty())
+      return {}; // not what render_identity_snapshot writes: vouches for nothing
+    input.path = (dir_path == "/" ? "" : dir_path) + "/" + name;
+    inputs.push_back(std::move(input));
+  }
+  return inputs;
 }
 
 void record_identity_snapshot(const Context& context,

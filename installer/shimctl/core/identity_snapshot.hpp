@@ -66,6 +66,12 @@ enum class SnapshotWriter {
                                                              const Manifest& manifest,
                                                              SnapshotWriter writer);
 
+// The stat data of the inputs the snapshot in PREFIX/.shimctl vouches for:
+// the ones of MANIFEST's fingerprint, when the snapshot holds that very
+// fingerprint (an input whose stat data still match has the bytes the
+// manifest records). Empty when there is no such snapshot.
+[[nodiscard]] std::vector<InputStat> vouched_inputs(const Manifest& manifest);
+
 // After install, refresh and adopt: writes the snapshot; a problem is only
 // reported (the first compile then re-hashes through the helper).
 void record_identity_snapshot(const Context& context,
