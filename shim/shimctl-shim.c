@@ -71,6 +71,7 @@ static bool trace;
 static bool cache_is_ccache = true;
 static bool self_replaced;    /* our file was replaced while we started (a rollback or reinstall) */
 static char* identity_helper; /* shimctl, which re-checks the identity when the snapshot is stale */
+static bool keyed_by_identity; /* compiler_check_entry goes to the cache tool (decided in main) */
 static char identity_text[IDENTITY_MAX + 2];
 static char compiler_check_entry[] = "CCACHE_COMPILERCHECK=string:shimctl-"
                                      "................................";
@@ -389,19 +390,26 @@ static bool wants_direct_exec(int argc, char** argv) {
          prints_jobs_only(argc, argv) || parent_is_cache_launcher();
 }
 
-/* "run 'shimctl verify PREFIX'", PREFIX being the parent of the state dir when known. */
-static const char* verify_hint(void) {
-  static const char head[] = "run 'shimctl verify ";
-  static char hint[sizeof head + PATH_MAX + 2];
+/* The prefix shimctl manages: the parent of the state dir; false when unknown. */
+static bool prefix_of_state(char out[PATH_MAX]) {
   const char* slash = state_dir ? strrchr(state_dir, '/') : NULL;
   if (!slash)
+    return false;
+  size_t len = slash == state_dir ? 1 : (size_t)(slash - state_dir);
+  if (len >= PATH_MAX)
+    return false;
+  memcpy(out, state_dir, len);
+  out[len] = '\0';
+  return true;
+}
+
+/* "run 'shimctl verify PREFIX'", PREFIX when known. */
+static const char* verify_hint(void) {
+  static char hint[PATH_MAX + 32];
+  char prefix[PATH_MAX];
+  if (!prefix_of_state(prefix))
     return "run 'shimctl verify'";
-  size_t prefix_len = slash == state_dir ? 1 : (size_t)(slash - state_dir);
-  if (prefix_len >= PATH_MAX)
-    return "run 'shimctl verify'";
-  memcpy(hint, head, sizeof head - 1);
-  memcpy(hint + sizeof head - 1, state_dir, prefix_len);
-  memcpy(hint + sizeof head - 1 + prefix_len, "'", 2);
+  concat(hint, sizeof hint, "run 'shimctl verify ", prefix, "'", NULL);
   return hint;
 }
 
@@ -439,15 +447,16 @@ static _Noreturn void exec_original(const char* real, const char* name, char** a
 /* Without a usable config: run D/<invoked>.real or D/N.real if one exists, else fail. */
 static _Noreturn void run_without_config(char** argv, const char* invoked, const char* why) {
   const char* names[] = { invoked, self_name };
+  int count = strcmp(invoked, self_name) == 0 ? 1 : 2;
   char real[PATH_MAX];
-  for (int i = 0; i < (strcmp(invoked, self_name) == 0 ? 1 : 2); i++)
+  for (int i = 0; i < count; i++)
     if (path_in_self_dir(real, names[i], ".real") && access(real, X_OK) == 0)
       exec_original(real, names[i], argv);
   /* A rollback renamed the original back over us between our exec and reading the config:
    * the name now holds the original compiler. */
   if (self_replaced && access(self_path, X_OK) == 0)
     exec_original(self_path, NULL, argv);
-  for (int i = 0; i < (strcmp(invoked, self_name) == 0 ? 1 : 2); i++)
+  for (int i = 0; i < count; i++)
     exec_if_restored(names[i], argv);
   say(why, "; run 'shimctl verify'", NULL);
   _exit(127);
@@ -502,8 +511,7 @@ static bool build_cache_environment(void) {
         return false;
     }
   }
-  if (identity_helper && cache_is_ccache && find_env("CCACHE_COMPILERCHECK=", 21) < 0 &&
-      !push_env(compiler_check_entry))
+  if (keyed_by_identity && !push_env(compiler_check_entry))
     return false;
   if (!push_env(active_entry))
     return false;
@@ -656,14 +664,8 @@ static bool snapshot_is_current(char* key) {
 static bool helper_fingerprint(char* key) {
   static char command[] = "identity-check";
   char prefix[PATH_MAX], out[128];
-  const char* slash = state_dir ? strrchr(state_dir, '/') : NULL;
-  if (!slash)
-    return false;
-  size_t prefix_len = slash == state_dir ? 1 : (size_t)(slash - state_dir);
-  memcpy(prefix, state_dir, prefix_len);
-  prefix[prefix_len] = '\0';
   int fds[2];
-  if (pipe2(fds, O_CLOEXEC) != 0)
+  if (!prefix_of_state(prefix) || pipe2(fds, O_CLOEXEC) != 0)
     return false;
   pid_t pid = fork();
   if (pid == 0) {
@@ -737,7 +739,8 @@ int main(int argc, char** argv) {
     exec_original(real, compiler->arg1, argv);
 
   /* The user's own CCACHE_COMPILERCHECK wins, as every default does. */
-  if (identity_helper && cache_is_ccache && !getenv("CCACHE_COMPILERCHECK") && !know_identity()) {
+  keyed_by_identity = identity_helper && cache_is_ccache && !getenv("CCACHE_COMPILERCHECK");
+  if (keyed_by_identity && !know_identity()) {
     log_event("identity-unknown", identity_helper);
     if (env_is("SHIMCTL_STRICT", "1")) {
       say("cannot establish the toolchain identity: ",

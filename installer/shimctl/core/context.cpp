@@ -1,9 +1,8 @@
-#include <climits>
 #include <cstdlib>
 #include <filesystem>
 #include <shimctl/core/context.hpp>
 #include <shimctl/core/version.hpp>
-#include <unistd.h>
+#include <shimctl/util/process.hpp>
 
 namespace shimctl::core {
 
@@ -12,11 +11,8 @@ namespace fs = std::filesystem;
 namespace {
 
 std::string self_dir() {
-  char buffer[PATH_MAX];
-  ssize_t n = ::readlink("/proc/self/exe", buffer, sizeof buffer - 1);
-  if (n <= 0)
-    return ".";
-  return fs::path(std::string(buffer, static_cast<std::size_t>(n))).parent_path().string();
+  auto self = util::self_executable();
+  return self.empty() ? "." : fs::path(self).parent_path().string();
 }
 
 std::string first_existing(const std::vector<fs::path>& candidates) {

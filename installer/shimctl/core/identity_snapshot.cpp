@@ -29,19 +29,23 @@ std::vector<std::string> input_files(const Manifest& manifest) {
 
 } // namespace
 
+util::Result<InputStat> stat_input(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0)
+    return fail("cannot read {}: {}", path, std::strerror(errno));
+  return InputStat{ path,
+                    static_cast<std::uint64_t>(st.st_ino),
+                    static_cast<std::uint64_t>(st.st_size),
+                    nanoseconds(st.st_mtim),
+                    nanoseconds(st.st_ctim) };
+}
+
 util::Result<std::vector<InputStat>> stat_inputs(const std::string& prefix,
                                                  const std::vector<std::string>& files) {
   std::vector<InputStat> out;
   for (const auto& file : files) {
-    auto path = input_path(prefix, file);
-    struct stat st {};
-    if (::stat(path.c_str(), &st) != 0)
-      return fail("cannot read {}: {}", path, std::strerror(errno));
-    out.push_back({ path,
-                    static_cast<std::uint64_t>(st.st_ino),
-                    static_cast<std::uint64_t>(st.st_size),
-                    nanoseconds(st.st_mtim),
-                    nanoseconds(st.st_ctim) });
+    TRY_ASSIGN(auto input, stat_input(input_path(prefix, file)));
+    out.push_back(std::move(input));
   }
   return out;
 }

@@ -38,6 +38,9 @@ struct InputStat {
   bool operator==(const InputStat&) const = default;
 };
 
+// stat(2) of the input at PATH (absolute; symlinks followed).
+[[nodiscard]] util::Result<InputStat> stat_input(const std::string& path);
+
 // stat(2) of PREFIX/FILE for each FILE (symlinks followed, as the compiler
 // and the hashing follow them).
 [[nodiscard]] util::Result<std::vector<InputStat>> stat_inputs(

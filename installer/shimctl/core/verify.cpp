@@ -50,8 +50,8 @@ std::vector<std::string> changed_identity_inputs(const Manifest& manifest) {
   for (const auto& input : manifest.fingerprint.inputs) {
     auto path = input_path(manifest.prefix, input.path);
     if (auto it = vouched.find(path); it != vouched.end()) {
-      auto now = stat_inputs("", { path });
-      if (now && now->front() == it->second)
+      auto now = stat_input(path);
+      if (now && *now == it->second)
         continue;
     }
     auto digest = util::sha256_file(path);

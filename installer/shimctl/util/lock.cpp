@@ -9,6 +9,21 @@
 
 namespace shimctl::util {
 
+namespace {
+
+// FD is still the file linked as NAME in DIR: the holder before us may have
+// removed it (rollback removes the state directory), and only a lock on the
+// linked file counts.
+bool holds_linked_file(const Dir& dir, const std::string& name, int fd) {
+  struct stat held {
+  }, now{};
+  return ::fstat(fd, &held) == 0 &&
+         ::fstatat(dir.fd(), name.c_str(), &now, AT_SYMLINK_NOFOLLOW) == 0 &&
+         held.st_ino == now.st_ino && held.st_dev == now.st_dev;
+}
+
+} // namespace
+
 FileLock::~FileLock() {
   if (fd_ >= 0)
     ::close(fd_); // releases the lock
@@ -27,13 +42,7 @@ Result<FileLock> FileLock::acquire(const Dir& dir,
     if (fd < 0)
       return fail("cannot open lock {}: {}", dir.path_of(name), errno_text(errno));
     if (::flock(fd, LOCK_EX | LOCK_NB) == 0) {
-      // The holder before us may have removed the file (rollback removes the
-      // state directory): only a lock on the linked file counts.
-      struct stat held {
-      }, now{};
-      if (::fstat(fd, &held) == 0 &&
-          ::fstatat(dir.fd(), n.c_str(), &now, AT_SYMLINK_NOFOLLOW) == 0 &&
-          held.st_ino == now.st_ino && held.st_dev == now.st_dev) {
+      if (holds_linked_file(dir, n, fd)) {
         std::string pid = std::to_string(::getpid()) + "\n";
         if (::ftruncate(fd, 0) == 0 && ::pwrite(fd, pid.data(), pid.size(), 0) < 0) {
           // The pid is informational only.
@@ -67,11 +76,7 @@ std::optional<FileLock> FileLock::try_existing(const Dir& dir, std::string_view 
   int fd = ::openat(dir.fd(), n.c_str(), O_RDWR | O_NOFOLLOW | O_CLOEXEC);
   if (fd < 0)
     return std::nullopt;
-  struct stat held {
-  }, now{};
-  if (::flock(fd, LOCK_EX | LOCK_NB) != 0 || ::fstat(fd, &held) != 0 ||
-      ::fstatat(dir.fd(), n.c_str(), &now, AT_SYMLINK_NOFOLLOW) != 0 || held.st_ino != now.st_ino ||
-      held.st_dev != now.st_dev) {
+  if (::flock(fd, LOCK_EX | LOCK_NB) != 0 || !holds_linked_file(dir, n, fd)) {
     ::close(fd);
     return std::nullopt;
   }
