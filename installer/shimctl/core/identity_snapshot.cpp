@@ -86,7 +86,7 @@ util::Result<SnapshotResult> snapshot_identity(const util::Dir& prefix_dir,
   auto state = prefix_dir.open_relative(state_dir_name);
   std::optional<util::FileLock> lock; // held until the snapshot is written
   if (state && writer == SnapshotWriter::bystander) {
-    auto taken = util::FileLock::try_existing(*state, lock_file);
+    auto taken = util::FileLock::try_shared_existing(*state, lock_file);
     TRY_ASSIGN(auto manifest_now, state->stat(manifest_file));
     if (!taken || !manifest_now) {
       result.why_not = "a shimctl command is working on the prefix (or rolled it back)";

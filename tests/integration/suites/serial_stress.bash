@@ -90,6 +90,23 @@ test_waiter_survives_the_state_dir_going_away() {
   expect_same_tree before "$P"
 }
 
+test_commands_wait_out_identity_helpers() {
+  TEST "a command without --wait waits out the shim's identity helpers (a shared lock), not a command"
+  stress_fixture
+  "$SHIMCTL" install --no-verify "$P" > /dev/null || fail "install failed"
+  # What 'shimctl identity-check' holds while it writes the snapshot: the lock, shared.
+  flock -s -o "$P/.shimctl/lock" sleep 1 &
+  local helper=$! i out t0 t1
+  for ((i = 0; i < 100; i++)); do grep -q " READ .*:$(stat -c %i "$P/.shimctl/lock") " /proc/locks && break; sleep 0.02; done
+  t0=$(millis)
+  out=$("$SHIMCTL" rollback "$P" 2>&1) || fail "rollback while a helper held the lock: $out"
+  t1=$(millis)
+  [ $((t1 - t0)) -ge 500 ] || fail "rollback did not wait for the helper ($((t1 - t0)) ms)"
+  expect_contains "$out" "rolled back: 2 original(s)" "rollback after the helper"
+  wait "$helper"
+  expect_same_tree before "$P"
+}
+
 # hold_real: a clang started as $P/llvm/bin/clang.real that waits on its stdin until
 # $TEST_DIR/go exists, as a driver does between the jobs it runs. Sets HELD_PID.
 hold_real() {
