@@ -3,11 +3,11 @@
 
 #include <chrono>
 #include <optional>
+#include <shimctl/util/dir.hpp>
+#include <shimctl/util/error.hpp>
 #include <string_view>
 #include <sys/types.h>
 #include <vector>
-#include <shimctl/util/dir.hpp>
-#include <shimctl/util/error.hpp>
 
 namespace shimctl::util {
 
