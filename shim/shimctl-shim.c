@@ -309,11 +309,19 @@ static const char* parse_config(size_t len) {
 }
 
 /* Reads up to MAX + 1 bytes of PATH into BUF and NUL-terminates them (*len > max: too large).
- * False with errno set when the file cannot be read. */
-static bool read_small_file(const char* path, char* buf, size_t max, size_t* len) {
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
+ * False with errno set when the file cannot be read. With MINE, also false unless the file is a
+ * regular file of this user that nobody else may write. */
+static bool read_small_file(const char* path, char* buf, size_t max, size_t* len, bool mine) {
+  int fd = open(path, O_RDONLY | O_CLOEXEC | (mine ? O_NOFOLLOW : 0));
   if (fd < 0)
     return false;
+  struct stat st;
+  if (mine && (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
+               (st.st_mode & 022) != 0)) {
+    close(fd);
+    errno = EPERM;
+    return false;
+  }
   *len = 0;
   while (*len <= max) { /* stops once the file is known to be too large */
     size_t want = max + 1 - *len;
@@ -344,7 +352,7 @@ static const char* load_config(void) {
   if (concat(config_path, sizeof config_path, self_dir, "/" CONFIG_NAME, NULL) >= PATH_MAX)
     return "path of the shim too long";
   size_t len;
-  if (!read_small_file(config_path, config_text, CONFIG_MAX, &len)) {
+  if (!read_small_file(config_path, config_text, CONFIG_MAX, &len, false)) {
     concat(problem, sizeof problem, "cannot read ", config_path, ": ", strerror(errno), NULL);
     return problem;
   }
@@ -618,15 +626,15 @@ static bool input_unchanged(int dir_fd, char* line) {
          nanoseconds(st.st_ctim) == ctime;
 }
 
-/* The identity guard. STATE/identity holds the toolchain fingerprint and, per input file, the stat
+/* The identity guard. A snapshot holds the toolchain fingerprint and, per input file, the stat
  * data it had when it was hashed (grouped under "dir PATH" lines). When every input still has
  * that stat data, the fingerprint is current: its first digits go to KEY. Any change (content,
- * a replaced file, a touch) makes the snapshot stale. */
-static bool snapshot_is_current(char* key) {
-  char path[PATH_MAX];
+ * a replaced file, a touch) makes the snapshot stale. The user's own snapshot (see
+ * user_snapshot_path) must be the user's file and start with this prefix's manifest. */
+static bool snapshot_is_current(const char* path, bool users_own, char* key) {
   size_t len;
-  if (!state_dir || concat(path, sizeof path, state_dir, "/" IDENTITY_NAME, NULL) >= sizeof path ||
-      !read_small_file(path, identity_text, IDENTITY_MAX, &len) || len == 0 || len > IDENTITY_MAX)
+  if (!read_small_file(path, identity_text, IDENTITY_MAX, &len, users_own) || len == 0 ||
+      len > IDENTITY_MAX)
     return false;
   char* end = identity_text + len;
   if (end[-1] != '\n')
@@ -643,6 +651,9 @@ static bool snapshot_is_current(char* key) {
       current = starts_with(line, "fingerprint ") && is_fingerprint(line + 12);
       if (current)
         memcpy(key, line + 12, FINGERPRINT_KEY_LEN);
+    } else if (lineno == 2 && users_own &&
+               !(starts_with(line, "dir ") && strcmp(line + 4, state_dir) == 0)) {
+      current = false; /* another prefix's */
     } else if (starts_with(line, "dir ")) {
       if (dir_fd >= 0)
         close(dir_fd);
@@ -655,7 +666,36 @@ static bool snapshot_is_current(char* key) {
   }
   if (dir_fd >= 0)
     close(dir_fd);
-  return current && lineno >= 2;
+  return current && lineno >= (users_own ? 4 : 2);
+}
+
+/* Where a user who may not write the prefix's state dir keeps the snapshot the helper made for
+ * them: ${XDG_CACHE_HOME:-$HOME/.cache}/shimctl/identity/<prefix, '%' and '/' as %25 and %2F>
+ * (the same rule as user_snapshot_path in installer/shimctl/core/user_snapshot.cpp). */
+static bool user_snapshot_path(char out[PATH_MAX]) {
+  char prefix[PATH_MAX];
+  const char* xdg = getenv("XDG_CACHE_HOME");
+  const char* home = getenv("HOME");
+  size_t len;
+  if (xdg && xdg[0] == '/')
+    len = concat(out, PATH_MAX, xdg, "/shimctl/identity/", NULL);
+  else if (home && home[0] == '/')
+    len = concat(out, PATH_MAX, home, "/.cache/shimctl/identity/", NULL);
+  else
+    return false;
+  if (len >= PATH_MAX || !prefix_of_state(prefix))
+    return false;
+  size_t name_start = len;
+  for (const char* c = prefix; *c; c++) {
+    const char* piece = *c == '/' ? "%2F" : *c == '%' ? "%25" : NULL;
+    size_t n = piece ? 3 : 1;
+    if (len + n >= PATH_MAX || len + n - name_start > NAME_MAX)
+      return false;
+    memcpy(out + len, piece ? piece : c, n);
+    len += n;
+  }
+  out[len] = '\0';
+  return true;
 }
 
 /* A stale snapshot: `IDENTITY_HELPER identity-check PREFIX` hashes the inputs, rewrites the
@@ -700,9 +740,16 @@ static bool helper_fingerprint(char* key) {
 /* Puts the toolchain's current fingerprint into compiler_check_entry; false when unknown. */
 static bool know_identity(void) {
   char* key = compiler_check_entry + sizeof compiler_check_entry - 1 - FINGERPRINT_KEY_LEN;
-  if (snapshot_is_current(key)) {
+  char path[PATH_MAX];
+  if (state_dir && concat(path, sizeof path, state_dir, "/" IDENTITY_NAME, NULL) < sizeof path &&
+      snapshot_is_current(path, false, key)) {
     if (trace)
       say("identity current (snapshot)", NULL);
+    return true;
+  }
+  if (user_snapshot_path(path) && snapshot_is_current(path, true, key)) {
+    if (trace)
+      say("identity current (user snapshot ", path, ")", NULL);
     return true;
   }
   if (trace)

@@ -133,8 +133,12 @@ TEST_CASE("the shim's helper writes the snapshot only under a free lock and with
   REQUIRE(dir);
   auto state = dir->open_relative(core::state_dir_name);
   REQUIRE(state);
+  std::optional<core::InputStat> manifest_read; // as the helper saw the manifest before reading it
   auto bystander = [&] {
-    return core::snapshot_identity(*dir, m, core::SnapshotWriter::bystander);
+    if (!manifest_read)
+      if (auto read = core::stat_input(prefix + "/.shimctl/manifest.json"))
+        manifest_read = *read;
+    return core::snapshot_identity(*dir, m, core::SnapshotWriter::bystander, manifest_read);
   };
 
   SUBCASE("no lock file (never installed, or rolled back): not written") {
@@ -160,6 +164,19 @@ TEST_CASE("the shim's helper writes the snapshot only under a free lock and with
     auto r = bystander();
     REQUIRE(r);
     CHECK_FALSE(r->written);
+  }
+  SUBCASE("the manifest was replaced after the helper read it (a re-install): not written") {
+    REQUIRE(util::FileLock::acquire(*state, core::lock_file, std::nullopt));
+    write_text(prefix + "/.shimctl/manifest.json", "{}");
+    manifest_read = core::stat_input(prefix + "/.shimctl/manifest.json").value();
+    fs::rename(prefix + "/.shimctl/manifest.json", prefix + "/.shimctl/old");
+    write_text(prefix + "/.shimctl/manifest.json", "{}");
+    auto r = bystander();
+    REQUIRE(r);
+    CHECK_FALSE(r->written);
+    CHECK(r->steady);
+    CHECK(r->stat.size() == files.size());
+    CHECK_FALSE(fs::exists(prefix + "/.shimctl/identity"));
   }
   SUBCASE("lock free, manifest there: written") {
     REQUIRE(util::FileLock::acquire(*state, core::lock_file, std::nullopt));

@@ -17,9 +17,19 @@ void add_identity_commands(CLI::App& app, Registry& registry) {
        auto result = core::check_identity(*prefix);
        if (!result)
          return report_error(result.error());
-       if (!result->written)
-         fmt::print(stderr, "shimctl: identity snapshot not written: {}\n", result->why_not);
-       fmt::print("{}\n", result->fingerprint);
+       const auto& snapshot = result->snapshot;
+       if (!snapshot.written && !result->user_snapshot.empty())
+         fmt::print(stderr,
+                    "shimctl: identity snapshot not written: {}; wrote {} instead\n",
+                    snapshot.why_not,
+                    result->user_snapshot);
+       else if (!snapshot.written)
+         fmt::print(stderr,
+                    "shimctl: identity snapshot not written: {}{}\n",
+                    snapshot.why_not,
+                    result->user_why_not.empty() ? ""
+                                                 : "; nor the user's: " + result->user_why_not);
+       fmt::print("{}\n", snapshot.fingerprint);
        return 0;
      } });
 }

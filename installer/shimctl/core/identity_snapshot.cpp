@@ -4,6 +4,7 @@
 #include <shimctl/core/identity_snapshot.hpp>
 #include <shimctl/core/session.hpp>
 #include <shimctl/core/transaction.hpp>
+#include <shimctl/core/user_snapshot.hpp>
 #include <shimctl/util/lock.hpp>
 #include <sstream>
 #include <sys/stat.h>
@@ -73,23 +74,25 @@ std::string render_identity_snapshot(const std::string& fingerprint,
 
 util::Result<SnapshotResult> snapshot_identity(const util::Dir& prefix_dir,
                                                const Manifest& manifest,
-                                               SnapshotWriter writer) {
+                                               SnapshotWriter writer,
+                                               const std::optional<InputStat>& manifest_read) {
   auto files = input_files(manifest);
   TRY_ASSIGN(auto before, stat_inputs(manifest.prefix, files));
   TRY_ASSIGN(auto fingerprint, compute_fingerprint(manifest.prefix, files, false));
   TRY_ASSIGN(auto after, stat_inputs(manifest.prefix, files));
-  SnapshotResult result{ fingerprint.sha256, false, "" };
-  if (before != after) {
+  SnapshotResult result{ fingerprint.sha256, false, "", before == after, {} };
+  if (!result.steady) {
     result.why_not = "a toolchain file changed while it was being hashed";
     return result;
   }
+  result.stat = after;
   auto state = prefix_dir.open_relative(state_dir_name);
   std::optional<util::FileLock> lock; // held until the snapshot is written
   if (state && writer == SnapshotWriter::bystander) {
     auto taken = util::FileLock::try_shared_existing(*state, lock_file);
-    TRY_ASSIGN(auto manifest_now, state->stat(manifest_file));
-    if (!taken || !manifest_now) {
-      result.why_not = "a shimctl command is working on the prefix (or rolled it back)";
+    auto manifest_now = stat_input(state->path_of(manifest_file));
+    if (!taken || !manifest_now || !manifest_read || *manifest_now != *manifest_read) {
+      result.why_not = "a shimctl command is working on the prefix (or changed its manifest)";
       return result;
     }
     lock.emplace(std::move(*taken));
@@ -153,12 +156,26 @@ void record_identity_snapshot(const Context& context,
                      "contents; run 'shimctl refresh' to record them");
 }
 
-util::Result<SnapshotResult> check_identity(const std::string& prefix) {
+util::Result<IdentityCheck> check_identity(const std::string& prefix) {
   TRY_ASSIGN(auto dir, util::Dir::open(prefix));
+  // The manifest's stat data before it is read: what the snapshot is valid with.
+  auto manifest_read =
+    stat_input(fmt::format("{}/{}/{}", prefix == "/" ? "" : prefix, state_dir_name, manifest_file));
   TRY_ASSIGN(auto manifest, load_manifest(dir, prefix));
-  if (!manifest)
+  if (!manifest || !manifest_read)
     return fail(ExitCode::not_installed, "{} is not installed", prefix);
-  return snapshot_identity(dir, *manifest, SnapshotWriter::bystander);
+  IdentityCheck check;
+  TRY_ASSIGN(check.snapshot,
+             snapshot_identity(dir, *manifest, SnapshotWriter::bystander, *manifest_read));
+  if (check.snapshot.written || !check.snapshot.steady)
+    return check;
+  auto written =
+    write_user_snapshot(prefix, check.snapshot.fingerprint, *manifest_read, check.snapshot.stat);
+  if (written)
+    check.user_snapshot = *written;
+  else
+    check.user_why_not = written.error().message;
+  return check;
 }
 
 } // namespace shimctl::core

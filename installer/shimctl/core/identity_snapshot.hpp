@@ -17,6 +17,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <shimctl/core/context.hpp>
 #include <shimctl/core/manifest.hpp>
 #include <shimctl/util/dir.hpp>
@@ -51,9 +52,11 @@ struct InputStat {
                                                    const std::vector<InputStat>& inputs);
 
 struct SnapshotResult {
-  std::string fingerprint; // of the inputs' bytes as they are now
-  bool written = false;    // false: an input changed while it was hashed, or no permission
-  std::string why_not;     // when not written
+  std::string fingerprint;     // of the inputs' bytes as they are now
+  bool written = false;        // false: an input changed while it was hashed, or no permission
+  std::string why_not;         // when not written
+  bool steady = false;         // no input changed while it was hashed
+  std::vector<InputStat> stat; // the inputs' stat data, when steady
 };
 
 enum class SnapshotWriter {
@@ -64,10 +67,14 @@ enum class SnapshotWriter {
 
 // Hashes the manifest's identity inputs as they are now and writes the
 // snapshot into PREFIX_DIR's state directory, unless an input changed while
-// it was being hashed (its stat data before and after differ).
-[[nodiscard]] util::Result<SnapshotResult> snapshot_identity(const util::Dir& prefix_dir,
-                                                             const Manifest& manifest,
-                                                             SnapshotWriter writer);
+// it was being hashed (its stat data before and after differ). A bystander
+// passes the stat data the manifest file had before it was read: the
+// snapshot is written only while it still has them.
+[[nodiscard]] util::Result<SnapshotResult> snapshot_identity(
+  const util::Dir& prefix_dir,
+  const Manifest& manifest,
+  SnapshotWriter writer,
+  const std::optional<InputStat>& manifest_read = std::nullopt);
 
 // The stat data of the inputs the snapshot in PREFIX/.shimctl vouches for:
 // the ones of MANIFEST's fingerprint, when the snapshot holds that very
@@ -81,9 +88,16 @@ void record_identity_snapshot(const Context& context,
                               const util::Dir& prefix_dir,
                               const Manifest& manifest);
 
+struct IdentityCheck {
+  SnapshotResult snapshot;
+  std::string user_snapshot; // the user's snapshot written instead (core/user_snapshot.hpp)
+  std::string user_why_not;  // why neither was written
+};
+
 // `shimctl identity-check PREFIX`, run by the shim when the snapshot is stale:
-// the installed prefix's snapshot_identity. Takes no lock (a compile must not
-// wait for an install) and changes nothing but the snapshot.
-[[nodiscard]] util::Result<SnapshotResult> check_identity(const std::string& prefix);
+// the installed prefix's snapshot_identity. Never waits for a shimctl
+// command (a compile must not wait for an install) and changes nothing but
+// the snapshot; where it may not write the prefix's, it writes the user's.
+[[nodiscard]] util::Result<IdentityCheck> check_identity(const std::string& prefix);
 
 } // namespace shimctl::core

@@ -130,6 +130,63 @@ test_guard_asks_the_helper_only_after_a_change() {
   expect_counts 3 1
 }
 
+# as_user NAME OUT: as user nobody (HOME $TEST_DIR/home, cache $TEST_DIR/ucache), compiles m.hip
+# to OUT through the shim with its trace on; the trace goes to $TEST_DIR/NAME.trace.
+as_user() {
+  runuser -u nobody -- env HOME="$TEST_DIR/home" CCACHE_DIR="$TEST_DIR/ucache" \
+    SHIMCTL_SHIM_TRACE=1 "$P/bin/hipcc" "${HIP_FLAGS[@]}" -o "$TEST_DIR/out/$2" \
+    2>"$TEST_DIR/$1.trace" || fail "compile as nobody failed: $(cat "$TEST_DIR/$1.trace")"
+}
+
+test_user_who_cannot_write_the_prefix_rehashes_once() {
+  TEST "a user who may not write the prefix re-hashes once after a change, then uses their own snapshot"
+  id nobody >/dev/null 2>&1 || { echo "    (no user nobody: skipped)"; return 0; }
+  chmod 755 "$SUITE_TMP" "$TEST_DIR"
+  runuser -u nobody -- test -x "$SHIMCTL" ||
+    { echo "    ($SHIMCTL is not executable by nobody at this path: skipped)"; return 0; }
+  new_rocm rocm
+  install_p
+  write_hip_kernel m.hip
+  mkdir -p "$TEST_DIR/home" "$TEST_DIR/ucache" "$TEST_DIR/out"
+  chown nobody "$TEST_DIR/home" "$TEST_DIR/ucache" "$TEST_DIR/out"
+  chmod 700 "$TEST_DIR/home"
+  local mine=$TEST_DIR/home/.cache/shimctl/identity/$(printf '%s' "$P" | sed -e 's/%/%25/g' -e 's|/|%2F|g')
+  sleep 0.01
+  touch "$P/amdgcn/bitcode/ocml.bc" # what a package upgrade with the same bytes looks like
+  as_user first first.o
+  expect_contains "$(cat "$TEST_DIR/first.trace")" "identity snapshot stale" "first compile after the touch"
+  [ -f "$mine" ] || fail "no user snapshot at $mine"
+  expect_eq "nobody 644" "$(stat -c '%U %a' "$mine")" "owner and mode of the user snapshot"
+  expect_eq "dir $P/.shimctl" "$(sed -n 3p "$mine")" "the user snapshot starts with the prefix's manifest"
+  as_user second second.o
+  expect_contains "$(cat "$TEST_DIR/second.trace")" "identity current (user snapshot $mine)" "second compile"
+  expect_eq "hits=1 misses=1" "hits=$(( $(ccache_stat "$TEST_DIR/ucache" direct_cache_hit) + \
+    $(ccache_stat "$TEST_DIR/ucache" preprocessed_cache_hit) )) misses=$(ccache_stat "$TEST_DIR/ucache" cache_miss)" \
+    "nobody's cache counters"
+  # A real change: the user snapshot is stale too, the compile misses and equals a fresh compile.
+  local B=$P/amdgcn/bitcode
+  cp "$B/oclc_finite_only_on.bc" "$B/oclc_finite_only_off.bc"
+  as_user third third.o
+  expect_contains "$(cat "$TEST_DIR/third.trace")" "identity snapshot stale" "compile after a content change"
+  SHIMCTL_DISABLE=1 "$P/bin/hipcc" "${HIP_FLAGS[@]}" -o fresh.o || fail "fresh compile failed"
+  expect_same_file fresh.o "$TEST_DIR/out/third.o"
+  expect_eq 2 "$(ccache_stat "$TEST_DIR/ucache" cache_miss)" "misses after the content change"
+  # A re-install writes a new manifest: the user snapshot no longer counts, whatever it says.
+  "$SHIMCTL" refresh "$P" >/dev/null 2>&1 || fail "refresh failed"
+  rm "$P/.shimctl/identity"
+  as_user fourth fourth.o
+  expect_contains "$(cat "$TEST_DIR/fourth.trace")" "identity snapshot stale" "compile after refresh (no prefix snapshot)"
+  # Someone else's file at that path is never trusted.
+  "$SHIMCTL" refresh "$P" >/dev/null 2>&1 || fail "refresh failed"
+  as_user fifth fifth.o
+  expect_contains "$(cat "$TEST_DIR/fifth.trace")" "identity current (snapshot)" "compile after refresh"
+  rm "$P/.shimctl/identity"
+  as_user sixth sixth.o # writes nobody's snapshot again
+  chown root "$mine"
+  as_user seventh seventh.o
+  expect_contains "$(cat "$TEST_DIR/seventh.trace")" "identity snapshot stale" "a user snapshot owned by root"
+}
+
 test_verify_names_a_missing_identity_helper() {
   TEST "verify fails when the shim's identity helper is gone; refresh names the current shimctl"
   new_rocm rocm
