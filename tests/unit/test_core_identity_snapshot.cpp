@@ -6,6 +6,7 @@
 #include <shimctl/core/transaction.hpp>
 #include <shimctl/util/lock.hpp>
 #include <sys/stat.h>
+#include <thread>
 
 using namespace shimctl;
 using shimctl::test::make_temp_dir;
@@ -124,6 +125,71 @@ TEST_CASE("vouched_inputs: the snapshot's stat data, only for the manifest's own
   write_text(prefix + "/.shimctl/identity",
              "shimctl-identity 1\nfingerprint " + m.fingerprint.sha256 + "\ndir /x\ngarbage\n");
   CHECK(core::vouched_inputs(m).empty());
+}
+
+TEST_CASE("racy_wait: a tick's margin after a recent or future ctime, none for old ones") {
+  const std::uint64_t now = 1'700'000'000'123'456'789ULL;
+  auto at = [](std::uint64_t ctime) { return core::InputStat{ "/f", 1, 1, 0, ctime }; };
+  using std::chrono::milliseconds;
+  using std::chrono::seconds;
+  CHECK(core::racy_wait({ at(now - 1'000'000'000ULL) }, now) == milliseconds(0));
+  CHECK(core::racy_wait({ at(now - 60'000'000ULL) }, now) == milliseconds(0));
+  CHECK(core::racy_wait({ at(now - 10'000'000ULL) }, now) == milliseconds(50));
+  CHECK(core::racy_wait({ at(now + 5'000'000'000ULL) }, now) == milliseconds(50)); // clock skew
+  // Whole seconds: a coarse filesystem, whose tick may be 2 s.
+  CHECK(core::racy_wait({ at(1'700'000'000'000'000'000ULL) }, now) == seconds(2));
+  CHECK(core::racy_wait({ at(1'699'999'990'000'000'000ULL) }, now) == milliseconds(0));
+  CHECK(core::racy_wait({ at(now - 1'000'000'000ULL), at(now - 1'000'000ULL) }, now) ==
+        milliseconds(50));
+}
+
+TEST_CASE("snapshot_identity waits a tick before hashing inputs changed just now") {
+  auto prefix = make_temp_dir();
+  auto m = make_installed(prefix); // its files were written just now
+  auto dir = util::Dir::open(prefix);
+  REQUIRE(dir);
+  auto start = std::chrono::steady_clock::now();
+  auto r = core::snapshot_identity(*dir, m, core::SnapshotWriter::lock_holder);
+  REQUIRE(r);
+  CHECK(r->written);
+  CHECK(std::chrono::steady_clock::now() - start >= std::chrono::milliseconds(45));
+  auto written_at = std::chrono::system_clock::now().time_since_epoch();
+  auto stats = core::stat_inputs(prefix, files);
+  REQUIRE(stats);
+  std::this_thread::sleep_for(std::chrono::milliseconds(60)); // no wait once a tick has passed
+  CHECK(core::racy_wait(*stats,
+                        static_cast<std::uint64_t>(
+                          std::chrono::duration_cast<std::chrono::nanoseconds>(written_at).count() +
+                          60'000'000)) == std::chrono::milliseconds(0));
+}
+
+TEST_CASE("parse_identity_snapshot reads what render writes, and nothing else") {
+  std::vector<core::InputStat> inputs = { { "/p/a/x.bc", 11, 4, 1000, 2000 },
+                                          { "/top", 14, 7, 1003, 2003 } };
+  auto text = core::render_identity_snapshot(std::string(64, 'b'), inputs);
+  auto parsed = core::parse_identity_snapshot(text);
+  REQUIRE(parsed);
+  CHECK(parsed->fingerprint == std::string(64, 'b'));
+  CHECK(parsed->inputs == inputs);
+  CHECK_FALSE(core::parse_identity_snapshot(text.substr(0, text.size() - 1))); // truncated
+  CHECK_FALSE(core::parse_identity_snapshot("shimctl-identity 2\n" + text.substr(19)));
+  CHECK_FALSE(core::parse_identity_snapshot(text + "garbage\n"));
+}
+
+TEST_CASE("snapshot_state: missing, current, and which inputs make it stale") {
+  auto prefix = make_temp_dir();
+  auto m = make_installed(prefix);
+  CHECK_FALSE(core::snapshot_state(m).present);
+  auto dir = util::Dir::open(prefix);
+  REQUIRE(dir);
+  REQUIRE(core::snapshot_identity(*dir, m, core::SnapshotWriter::lock_holder));
+  auto state = core::snapshot_state(m);
+  CHECK(state.present);
+  CHECK(state.fingerprint == m.fingerprint.sha256);
+  CHECK(state.stale_inputs.empty());
+  write_text(prefix + "/amdgcn/bitcode/ockl.bc", "ockl"); // the same bytes, rewritten
+  state = core::snapshot_state(m);
+  CHECK(state.stale_inputs == std::vector<std::string>{ prefix + "/amdgcn/bitcode/ockl.bc" });
 }
 
 TEST_CASE("the shim's helper writes the snapshot only under a free lock and with a manifest") {

@@ -38,6 +38,33 @@ nlohmann::json verify_json(const core::VerifyReport& report) {
   return { { "ok", report.ok() }, { "checks", checks } };
 }
 
+namespace {
+
+// The identity snapshot as the shim sees it, in one line.
+std::string snapshot_text(const core::StatusReport& r) {
+  const auto& s = r.snapshot;
+  const auto& m = *r.manifest;
+  if (!s.present)
+    return fmt::format("no snapshot: each compile re-hashes the toolchain until 'shimctl refresh "
+                       "{}' (or a compile by a user who may write {}/.shimctl) writes it",
+                       r.prefix,
+                       r.prefix);
+  if (!s.stale_inputs.empty())
+    return fmt::format("snapshot stale ({} of its inputs changed, e.g. {}): the next compile "
+                       "re-hashes; run 'shimctl refresh {}'",
+                       s.stale_inputs.size(),
+                       s.stale_inputs.front(),
+                       r.prefix);
+  if (s.fingerprint != m.fingerprint.sha256)
+    return fmt::format("snapshot current: compiles keyed by {} (the toolchain as it is now, not as "
+                       "installed)",
+                       s.fingerprint.substr(0, 16));
+  return fmt::format("snapshot current: compiles keyed by {} without re-hashing",
+                     s.fingerprint.substr(0, 16));
+}
+
+} // namespace
+
 std::string status_text(const core::StatusReport& r) {
   if (!r.installed)
     return fmt::format("{}: not installed (no shimctl manifest)\n", r.prefix);
@@ -57,6 +84,7 @@ std::string status_text(const core::StatusReport& r) {
     m.fingerprint.sha256.substr(0, 16),
     m.fingerprint.inputs.size(),
     r.changed.empty() ? "" : fmt::format(", {} changed since install", r.changed.size()));
+  out += "identity:    " + snapshot_text(r) + "\n";
   out += "compilers:\n";
   for (const auto& c : r.compilers)
     out += fmt::format("  {:<40} {} ({} aliases)\n", c.path, c.state, c.aliases);
@@ -82,6 +110,9 @@ nlohmann::json status_json(const core::StatusReport& r) {
     j["cache"]["stats"] = { { "hits", r.stats->hits() }, { "misses", r.stats->misses() } };
   j["fingerprint"] = m.fingerprint.sha256;
   j["changed_inputs"] = r.changed;
+  j["identity_snapshot"] = { { "present", r.snapshot.present },
+                             { "fingerprint", r.snapshot.fingerprint },
+                             { "stale_inputs", r.snapshot.stale_inputs } };
   j["events"] = r.events;
   return j;
 }

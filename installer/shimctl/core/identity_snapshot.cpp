@@ -1,4 +1,6 @@
+#include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 #include <shimctl/core/fingerprint.hpp>
 #include <shimctl/core/identity_snapshot.hpp>
@@ -8,6 +10,8 @@
 #include <shimctl/util/lock.hpp>
 #include <sstream>
 #include <sys/stat.h>
+#include <thread>
+#include <time.h>
 
 namespace shimctl::core {
 
@@ -28,7 +32,30 @@ std::vector<std::string> input_files(const Manifest& manifest) {
   return files;
 }
 
+std::uint64_t now_ns() {
+  timespec now{};
+  ::clock_gettime(CLOCK_REALTIME, &now);
+  return nanoseconds(now);
+}
+
 } // namespace
+
+std::chrono::nanoseconds racy_margin(const InputStat& input) {
+  // A whole second: a filesystem with 1 s (ext3) or 2 s (FAT) granularity,
+  // most likely. Otherwise the kernel's coarse clock: a tick of 1 to 10 ms.
+  return input.ctime_ns % 1'000'000'000 == 0 ? std::chrono::nanoseconds(std::chrono::seconds(2))
+                                              : std::chrono::milliseconds(50);
+}
+
+std::chrono::nanoseconds racy_wait(const std::vector<InputStat>& inputs, std::uint64_t now) {
+  std::chrono::nanoseconds wait(0);
+  for (const auto& input : inputs) {
+    auto margin = racy_margin(input);
+    if (input.ctime_ns + static_cast<std::uint64_t>(margin.count()) > now)
+      wait = std::max(wait, margin); // recent, or stamped by a clock ahead of ours
+  }
+  return wait;
+}
 
 util::Result<InputStat> stat_input(const std::string& path) {
   struct stat st {};
@@ -78,6 +105,9 @@ util::Result<SnapshotResult> snapshot_identity(const util::Dir& prefix_dir,
                                                const std::optional<InputStat>& manifest_read) {
   auto files = input_files(manifest);
   TRY_ASSIGN(auto before, stat_inputs(manifest.prefix, files));
+  // A change in the same clock tick as this stat would leave the stat data
+  // equal: hashing after that tick has passed sees it.
+  std::this_thread::sleep_for(racy_wait(before, now_ns()));
   TRY_ASSIGN(auto fingerprint, compute_fingerprint(manifest.prefix, files, false));
   TRY_ASSIGN(auto after, stat_inputs(manifest.prefix, files));
   SnapshotResult result{ fingerprint.sha256, false, "", before == after, {} };
@@ -109,20 +139,16 @@ util::Result<SnapshotResult> snapshot_identity(const util::Dir& prefix_dir,
   return result;
 }
 
-std::vector<InputStat> vouched_inputs(const Manifest& manifest) {
-  auto dir = util::Dir::open(manifest.prefix);
-  auto state = dir ? dir->open_relative(state_dir_name)
-                   : util::Result<util::Dir>(std::unexpected(dir.error()));
-  auto text = state ? state->read_file(identity_snapshot_file) : util::Result<std::string>("");
-  std::vector<InputStat> inputs;
-  if (!text ||
-      !text->starts_with("shimctl-identity 1\nfingerprint " + manifest.fingerprint.sha256 + "\n"))
-    return inputs;
+std::optional<ParsedSnapshot> parse_identity_snapshot(std::string_view text) {
+  static constexpr std::string_view header = "shimctl-identity 1\nfingerprint ";
+  if (!text.starts_with(header) || text.size() < header.size() + 65 ||
+      text[header.size() + 64] != '\n' || !text.ends_with('\n'))
+    return std::nullopt;
+  ParsedSnapshot snapshot;
+  snapshot.fingerprint = std::string(text.substr(header.size(), 64));
   std::string dir_path;
-  std::istringstream lines(*text);
+  std::istringstream lines{ std::string(text.substr(header.size() + 65)) };
   std::string line;
-  std::getline(lines, line);
-  std::getline(lines, line);
   while (std::getline(lines, line)) {
     if (line.starts_with("dir ")) {
       dir_path = line.substr(4);
@@ -133,11 +159,43 @@ std::vector<InputStat> vouched_inputs(const Manifest& manifest) {
     std::string name;
     if (!(fields >> input.inode >> input.size >> input.mtime_ns >> input.ctime_ns) ||
         fields.get() != ' ' || !std::getline(fields, name) || dir_path.empty())
-      return {}; // not what render_identity_snapshot writes: vouches for nothing
+      return std::nullopt; // not what render_identity_snapshot writes
     input.path = (dir_path == "/" ? "" : dir_path) + "/" + name;
-    inputs.push_back(std::move(input));
+    snapshot.inputs.push_back(std::move(input));
   }
-  return inputs;
+  return snapshot;
+}
+
+std::optional<ParsedSnapshot> read_identity_snapshot(const std::string& prefix) {
+  auto dir = util::Dir::open(prefix);
+  auto state = dir ? dir->open_relative(state_dir_name)
+                   : util::Result<util::Dir>(std::unexpected(dir.error()));
+  auto text = state ? state->read_file(identity_snapshot_file) : util::Result<std::string>("");
+  if (!text)
+    return std::nullopt;
+  return parse_identity_snapshot(*text);
+}
+
+std::vector<InputStat> vouched_inputs(const Manifest& manifest) {
+  auto snapshot = read_identity_snapshot(manifest.prefix);
+  if (!snapshot || snapshot->fingerprint != manifest.fingerprint.sha256)
+    return {};
+  return snapshot->inputs;
+}
+
+SnapshotState snapshot_state(const Manifest& manifest) {
+  SnapshotState state;
+  auto snapshot = read_identity_snapshot(manifest.prefix);
+  if (!snapshot)
+    return state;
+  state.present = true;
+  state.fingerprint = snapshot->fingerprint;
+  for (const auto& input : snapshot->inputs) {
+    auto now = stat_input(input.path);
+    if (!now || *now != input)
+      state.stale_inputs.push_back(input.path);
+  }
+  return state;
 }
 
 void record_identity_snapshot(const Context& context,

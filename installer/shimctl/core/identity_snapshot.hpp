@@ -16,6 +16,7 @@
 //   <inode> <size> <mtime ns> <ctime ns> <file name>   (files of the last dir)
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <optional>
 #include <shimctl/core/context.hpp>
@@ -48,6 +49,17 @@ struct InputStat {
   const std::string& prefix,
   const std::vector<std::string>& files);
 
+// Stat data vouch for a file's bytes only if no change can have happened in
+// the same timestamp tick as the stat (it would leave them equal: git's
+// "racily clean" entries). Such a change happens at most one tick after the
+// stat, so hashing that starts a tick later sees it. RACY_MARGIN is the tick,
+// guessed from the ctime (mtime can be set by anyone, ctime cannot);
+// racy_wait is how long to wait after a stat at NOW_NS before hashing: the
+// largest margin of an input whose ctime is that recent (or in the future).
+[[nodiscard]] std::chrono::nanoseconds racy_margin(const InputStat& input);
+[[nodiscard]] std::chrono::nanoseconds racy_wait(const std::vector<InputStat>& inputs,
+                                                 std::uint64_t now_ns);
+
 [[nodiscard]] std::string render_identity_snapshot(const std::string& fingerprint,
                                                    const std::vector<InputStat>& inputs);
 
@@ -67,7 +79,8 @@ enum class SnapshotWriter {
 
 // Hashes the manifest's identity inputs as they are now and writes the
 // snapshot into PREFIX_DIR's state directory, unless an input changed while
-// it was being hashed (its stat data before and after differ). A bystander
+// it was being hashed (its stat data before and after differ). Between the
+// first stat and the hashing it waits racy_wait. A bystander
 // passes the stat data the manifest file had before it was read: the
 // snapshot is written only while it still has them.
 [[nodiscard]] util::Result<SnapshotResult> snapshot_identity(
@@ -75,6 +88,26 @@ enum class SnapshotWriter {
   const Manifest& manifest,
   SnapshotWriter writer,
   const std::optional<InputStat>& manifest_read = std::nullopt);
+
+struct ParsedSnapshot {
+  std::string fingerprint;
+  std::vector<InputStat> inputs;
+};
+
+// TEXT as render_identity_snapshot writes it; nullopt for anything else.
+[[nodiscard]] std::optional<ParsedSnapshot> parse_identity_snapshot(std::string_view text);
+
+// PREFIX/.shimctl/identity, parsed; nullopt when missing or malformed.
+[[nodiscard]] std::optional<ParsedSnapshot> read_identity_snapshot(const std::string& prefix);
+
+// The snapshot as the shim sees it now (for `status`).
+struct SnapshotState {
+  bool present = false;                  // false: missing or malformed
+  std::string fingerprint;               // what compiles are keyed by while it is current
+  std::vector<std::string> stale_inputs; // inputs whose stat data differ: each makes it stale
+};
+
+[[nodiscard]] SnapshotState snapshot_state(const Manifest& manifest);
 
 // The stat data of the inputs the snapshot in PREFIX/.shimctl vouches for:
 // the ones of MANIFEST's fingerprint, when the snapshot holds that very

@@ -43,6 +43,7 @@ util::Result<StatusReport> status(const Context& context,
     report.stats = *stats;
   report.events = read_events(session.dir);
   report.changed = changed_identity_inputs(m);
+  report.snapshot = snapshot_state(m);
   return report;
 }
 

@@ -5,6 +5,7 @@
 #include <optional>
 #include <shimctl/core/cache_backend.hpp>
 #include <shimctl/core/context.hpp>
+#include <shimctl/core/identity_snapshot.hpp>
 #include <shimctl/core/session.hpp>
 #include <string>
 #include <vector>
@@ -26,6 +27,7 @@ struct StatusReport {
   std::optional<CacheStats> stats;
   std::string events;               // one-line summary of shim events
   std::vector<std::string> changed; // identity inputs changed since install
+  SnapshotState snapshot;           // what the shim keys compiles by
   std::string recovered;
 };
 

@@ -361,6 +361,7 @@ EOF
   expect_eq 0 "$rc" "verify exit code, unchanged toolchain"$'\n'"$out"
   case $out in *"toolchain changed"*) fail "verify reports a change before any: $out" ;; esac
   expect_contains "$out" "inputs match fingerprint ${key_a#rocm-}" "verify identity line"
+  expect_contains "$(shimctl_out status "$A")" "identity:    snapshot current: compiles keyed by ${key_a#rocm-} without re-hashing" "status, unchanged"
 
   # A device-library update in A.
   cp "$A/amdgcn/bitcode/oclc_finite_only_on.bc" "$A/amdgcn/bitcode/oclc_finite_only_off.bc"
@@ -372,7 +373,11 @@ EOF
   out=$("$SHIMCTL" verify "$A" --json 2>&1); rc=$?
   expect_eq 0 "$rc" "verify --json exit code"
   expect_eq "True warning" "$(python3 -c 'import json,sys; j=json.load(sys.stdin); print(j["ok"], [c["result"] for c in j["checks"] if c["check"] == "identity"][0])' <<<"$out")" "verify --json"
-  expect_contains "$(shimctl_out status "$A")" ", 1 changed since install" "status"
+  out=$(shimctl_out status "$A")
+  expect_contains "$out" ", 1 changed since install" "status"
+  expect_contains "$out" "identity:    snapshot stale (1 of its inputs changed, e.g. $A/amdgcn/bitcode/oclc_finite_only_off.bc): the next compile re-hashes; run 'shimctl refresh $A'" "status, snapshot stale"
+  expect_eq "['$A/amdgcn/bitcode/oclc_finite_only_off.bc']" \
+    "$(shimctl_out status "$A" --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["identity_snapshot"]["stale_inputs"])')" "status --json"
 
   local key_changed
   key_changed=$(shimctl_out cache-key "$A")
@@ -388,6 +393,10 @@ EOF
   case $out in *"toolchain changed"*) fail "verify still reports a change after refresh: $out" ;; esac
   expect_contains "$out" "inputs match fingerprint ${key_changed#rocm-}" "verify after refresh"
   expect_eq "$key_changed" "$(shimctl_out cache-key "$A")" "cache-key after refresh"
+  expect_contains "$(shimctl_out status "$A")" "identity:    snapshot current: compiles keyed by ${key_changed#rocm-} without re-hashing" "status after refresh"
+  rm "$A/.shimctl/identity"
+  expect_contains "$(shimctl_out status "$A")" "identity:    no snapshot: each compile re-hashes the toolchain until 'shimctl refresh $A'" "status without a snapshot"
+  shimctl_out refresh "$A" >/dev/null
   expect_eq "$key_b" "$(shimctl_out cache-key "$Bp")" "cache-key of the untouched prefix"
 
   # Many changes: verify names the first five (in path order) and counts the rest.
