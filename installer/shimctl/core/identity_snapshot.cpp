@@ -44,7 +44,7 @@ std::chrono::nanoseconds racy_margin(const InputStat& input) {
   // A whole second: a filesystem with 1 s (ext3) or 2 s (FAT) granularity,
   // most likely. Otherwise the kernel's coarse clock: a tick of 1 to 10 ms.
   return input.ctime_ns % 1'000'000'000 == 0 ? std::chrono::nanoseconds(std::chrono::seconds(2))
-                                              : std::chrono::milliseconds(50);
+                                             : std::chrono::milliseconds(50);
 }
 
 std::chrono::nanoseconds racy_wait(const std::vector<InputStat>& inputs, std::uint64_t now) {
