@@ -82,10 +82,11 @@ int run_install(const core::Context& context,
   if (common.json) {
     nlohmann::json j{ { "prefix", result->manifest.prefix },
                       { "action",
-                        result->action == Action::installed   ? "installed"
-                        : result->action == Action::unchanged ? "unchanged"
-                        : result->action == Action::readopted ? "readopted"
-                                                              : "planned" },
+                        result->action == Action::installed      ? "installed"
+                        : result->action == Action::unchanged    ? "unchanged"
+                        : result->action == Action::readopted    ? "readopted"
+                        : result->action == Action::reconfigured ? "reconfigured"
+                                                                 : "planned" },
                       { "plan", result->plan },
                       { "notes", result->notes },
                       { "fingerprint", result->manifest.fingerprint.sha256 } };
@@ -98,9 +99,12 @@ int run_install(const core::Context& context,
     fmt::print("note: {}\n", note);
   switch (result->action) {
     case Action::planned:
-      fmt::print("dry run: would wrap {} compiler(s) in {}:\n",
-                 result->manifest.compilers.size(),
-                 result->manifest.prefix);
+      if (result->plan_changes_settings)
+        fmt::print("dry run: would change in {}:\n", result->manifest.prefix);
+      else
+        fmt::print("dry run: would wrap {} compiler(s) in {}:\n",
+                   result->manifest.compilers.size(),
+                   result->manifest.prefix);
       for (const auto& line : result->plan)
         fmt::print("  {}\n", line);
       break;
@@ -111,6 +115,15 @@ int run_install(const core::Context& context,
       fmt::print("re-adopted upgraded compilers in {}; fingerprint {}\n",
                  result->manifest.prefix,
                  result->manifest.fingerprint.sha256.substr(0, 16));
+      break;
+    case Action::reconfigured:
+      if (result->report)
+        fmt::print("{}", cli::verify_table(*result->report));
+      for (const auto& line : result->plan)
+        fmt::print("changed {}\n", line);
+      fmt::print("reconfigured: {} compiler(s) in {}\n",
+                 result->manifest.compilers.size(),
+                 result->manifest.prefix);
       break;
     case Action::installed:
       if (result->report)

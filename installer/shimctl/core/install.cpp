@@ -8,6 +8,7 @@
 #include <shimctl/core/identity_snapshot.hpp>
 #include <shimctl/core/install.hpp>
 #include <shimctl/core/probe.hpp>
+#include <shimctl/core/reconfigure.hpp>
 #include <shimctl/core/rollback.hpp>
 #include <shimctl/core/sccache_server.hpp>
 #include <shimctl/core/shared_cache.hpp>
@@ -79,6 +80,21 @@ util::Result<FileRecord> record_original(const util::Dir& prefix_dir, const std:
   return r;
 }
 
+util::Result<std::optional<std::string>> absolute_cache_dir(const std::optional<std::string>& dir) {
+  if (!dir)
+    return std::nullopt;
+  if (dir->empty())
+    return fail(ExitCode::usage, "--cache-dir is empty; name a directory");
+  std::error_code ec;
+  auto absolute = std::filesystem::absolute(*dir, ec);
+  if (ec)
+    return fail(ExitCode::usage, "--cache-dir {}: {}", *dir, ec.message());
+  auto text = absolute.lexically_normal().string();
+  if (text.size() > 1 && text.ends_with('/'))
+    text.pop_back();
+  return text;
+}
+
 namespace {
 
 util::Status refuse_foreign_reals(const util::Dir& prefix_dir, const Toolchain& toolchain) {
@@ -143,7 +159,7 @@ util::Result<SharedCache> shared_cache_settings(const InstallOptions& options) {
     return fail(ExitCode::usage,
                 "--shared-cache and --cache-dir both name the cache directory; "
                 "give one");
-  if (options.cache_kind != "ccache")
+  if (options.cache_kind.value_or("ccache") != "ccache")
     return fail(ExitCode::usage,
                 "--shared-cache works with ccache only (it sets ccache's umask "
                 "for the group)");
@@ -163,6 +179,15 @@ util::Result<InstallResult> install(const Context& context, const InstallOptions
     result.action = InstallResult::Action::unchanged;
     result.manifest = *existing.manifest;
     TRY(readopt_upgraded(context, existing, result));
+    TRY_ASSIGN(auto change, requested_reconfiguration(options, result.manifest));
+    if (!change.changes.empty() && options.dry_run) {
+      result.action = InstallResult::Action::planned;
+      result.plan = change.changes;
+      result.plan_changes_settings = true;
+      return result;
+    }
+    if (!change.changes.empty())
+      TRY(reconfigure(context, existing, options, change, result));
     bool diverted = std::any_of(result.manifest.compilers.begin(),
                                 result.manifest.compilers.end(),
                                 [](const WrappedCompiler& c) { return c.diverted_by.has_value(); });
@@ -176,8 +201,9 @@ util::Result<InstallResult> install(const Context& context, const InstallOptions
   TRY_ASSIGN(auto toolchain, discover(existing.prefix, layouts, discovery));
   result.notes = toolchain.notes;
   TRY(refuse_foreign_reals(existing.dir, toolchain));
-  TRY_ASSIGN(auto cache, find_cache_tool(options.cache_kind, options.cache_tool));
-  cache.dir = options.cache_dir;
+  TRY_ASSIGN(auto cache,
+             find_cache_tool(options.cache_kind.value_or("ccache"), options.cache_tool));
+  TRY_ASSIGN(cache.dir, absolute_cache_dir(options.cache_dir));
   cache.max_size = options.max_size;
   cache.remote = options.remote;
   cache.remote_read_only = options.remote_read_only;

@@ -16,7 +16,7 @@ struct InstallOptions {
   std::string prefix;
   std::optional<std::string> layout;
   std::vector<std::string> compilers;
-  std::string cache_kind = "ccache";
+  std::optional<std::string> cache_kind; // --cache (ccache when not given)
   std::optional<std::string> cache_tool; // explicit path
   std::optional<std::string> cache_dir;
   std::optional<std::string> max_size;
@@ -34,10 +34,17 @@ struct InstallOptions {
 };
 
 struct InstallResult {
-  enum class Action { installed, unchanged, planned, readopted } action = Action::installed;
+  enum class Action {
+    installed,
+    unchanged,
+    planned,
+    readopted,
+    reconfigured
+  } action = Action::installed;
   Manifest manifest;
-  std::vector<std::string> plan;  // one line per step
-  std::vector<std::string> notes; // what discovery skipped
+  std::vector<std::string> plan;      // one line per step (per changed setting when reconfigured)
+  std::vector<std::string> notes;     // what discovery skipped
+  bool plan_changes_settings = false; // a dry run on an installed prefix: PLAN lists settings
   std::optional<VerifyReport> report;
 };
 
@@ -46,6 +53,11 @@ struct InstallResult {
 
 // Builds the transaction steps that install MANIFEST's shims (exposed for tests).
 [[nodiscard]] std::vector<Step> install_steps(const Manifest& manifest);
+
+// --cache-dir as an absolute path (relative ones are taken from the working
+// directory: the shim runs in every directory).
+[[nodiscard]] util::Result<std::optional<std::string>> absolute_cache_dir(
+  const std::optional<std::string>& dir);
 
 // Pieces of install and refresh transactions.
 [[nodiscard]] std::string shim_config_path(const std::string& dir);

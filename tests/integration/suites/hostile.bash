@@ -220,6 +220,58 @@ test_bad_options() {
   [ ! -e "$P/.shimctl" ] || fail "a refused install left $P/.shimctl"
 }
 
+test_install_again_with_other_settings() {
+  TEST "install on an installed prefix: cache settings change in place; other changes are refused"
+  installed_prefix
+  local listing=$TEST_DIR/listing.installed out
+  full_listing "$P" > "$listing"
+  # Changes that need the shims made anew: one line naming the commands, nothing changed.
+  refuses 2 "$SHIMCTL" install "$P" --cache sccache
+  expect_eq "shimctl: error: $P is installed with cache tool ccache; to change it run 'shimctl rollback $P', then 'shimctl install $P --cache sccache' (nothing changed)" "$ERR" "--cache sccache"
+  refuses 2 "$SHIMCTL" install "$P" --compilers hipcc,clang
+  expect_contains "$ERR" "is installed with the compilers clang; to change it run 'shimctl rollback $P'" "--compilers"
+  refuses 2 "$SHIMCTL" install "$P" --layout therock
+  expect_contains "$ERR" "is installed with layout rocm;" "--layout"
+  refuses 2 "$SHIMCTL" install "$P" --remote-read-only
+  expect_eq "shimctl: error: --remote-read-only: $P has no remote storage; add --remote URL (nothing changed)" "$ERR" "--remote-read-only alone"
+  out=$("$SHIMCTL" install "$P" --no-verify --remote redis://127.0.0.1:9 --dry-run 2>&1) || fail "dry run: $out"
+  expect_eq "dry run: would change in $P:"$'\n'"  remote: none -> redis://127.0.0.1:9" "$out" "dry run"
+  # The same settings again: nothing to do.
+  out=$("$SHIMCTL" install "$P" --compilers clang --cache ccache --no-verify 2>&1) || fail "$out"
+  expect_eq "$P is already installed; nothing changed" "$out" "install with the installed settings"
+  expect_same_full_tree "$listing" "$P" "after the refusals and the dry run"
+  # Cache settings change in place (a relative --cache-dir is taken from the working directory).
+  out=$(cd "$TEST_DIR" && "$SHIMCTL" install "$P" --no-verify --cache-dir rel-cache --max-size 3G \
+    --remote redis://127.0.0.1:9 --remote-read-only 2>&1) || fail "reconfigure: $out"
+  expect_contains "$out" "changed cache dir: none -> $TEST_DIR/rel-cache" "cache dir change"
+  expect_contains "$out" "changed max size: none -> 3G" "max size change"
+  expect_contains "$out" "changed remote: none -> redis://127.0.0.1:9 (read-only)" "remote change"
+  expect_contains "$out" "reconfigured: 1 compiler(s) in $P" "summary"
+  local conf=$P/llvm/bin/.shimctl.conf
+  grep -qx "setenv CCACHE_DIR=$TEST_DIR/rel-cache" "$conf" || fail "no absolute CCACHE_DIR in $conf"
+  grep -qx "setenv CCACHE_MAXSIZE=3G" "$conf" || fail "no CCACHE_MAXSIZE in $conf"
+  grep -qx "setenv CCACHE_REMOTE_STORAGE=redis://127.0.0.1:9|read-only" "$conf" || fail "no read-only remote in $conf"
+  expect_eq "$TEST_DIR/rel-cache True" "$(python3 -c 'import json,sys; m=json.load(open(sys.argv[1])); print(m["cache"]["dir"], m["cache"]["remote_read_only"])' "$P/.shimctl/manifest.json")" "manifest"
+  (cd "$TEST_DIR" && env -u CCACHE_DIR "$P/llvm/bin/clang" -c -x c - -o x.o <<<'int f(void) { return 2; }') || fail "compile after reconfigure"
+  [ -d "$TEST_DIR/rel-cache" ] || fail "the compile did not use the new cache dir"
+  expect_success "$SHIMCTL" verify "$P"
+  expect_success "$SHIMCTL" rollback "$P"
+  expect_same_tree "$PRISTINE" "$P"
+}
+
+test_relative_cache_dir_on_a_fresh_install() {
+  TEST "install --cache-dir RELATIVE writes the absolute path; rollback still works"
+  local fixture
+  fixture=$(rocm_prefix 15) || fail "cannot build the ROCm fixture"
+  P=$TEST_DIR/prefix
+  cp -a "$fixture" "$P"
+  (cd "$TEST_DIR" && expect_success "$SHIMCTL" install "$P" --compilers clang --no-verify --cache-dir ./c/../cache)
+  grep -qx "setenv CCACHE_DIR=$TEST_DIR/cache" "$P/llvm/bin/.shimctl.conf" || fail "CCACHE_DIR is not absolute"
+  refuses 2 "$SHIMCTL" install "$P" --cache-dir ""
+  expect_eq "shimctl: error: --cache-dir is empty; name a directory" "$ERR" "--cache-dir ''"
+  expect_success "$SHIMCTL" rollback "$P"
+}
+
 # can_unshare: whether this process may make a private mount namespace (root, no seccomp ban).
 can_unshare() { unshare -m true 2>/dev/null; }
 

@@ -1,0 +1,36 @@
+// `shimctl install` on a prefix that is already installed: the cache settings
+// it asks for (--cache-dir, --max-size, --remote, --remote-read-only) are
+// applied to the shim configs and the manifest in one transaction, then
+// verified; a failed verification puts the previous settings back. Changes
+// that need the shims re-made (another cache tool, shared cache, compiler set,
+// layout) are refused with the commands that make them.
+#pragma once
+
+#include <shimctl/core/context.hpp>
+#include <shimctl/core/install.hpp>
+#include <shimctl/core/session.hpp>
+#include <string>
+#include <vector>
+
+namespace shimctl::core {
+
+struct Reconfiguration {
+  CacheSettings cache;              // the settings asked for
+  std::vector<std::string> changes; // "remote: none -> redis://...", one per setting; empty: none
+};
+
+// What OPTIONS ask to change in INSTALLED's settings; a usage error naming
+// the option when it asks for a change install cannot make in place.
+[[nodiscard]] util::Result<Reconfiguration> requested_reconfiguration(const InstallOptions& options,
+                                                                      const Manifest& installed);
+
+// Applies CHANGE to SESSION's installation (shim configs, manifest, identity
+// snapshot) as one transaction; then, when OPTIONS.verify, verifies, and on
+// a failure puts the previous settings back and fails.
+[[nodiscard]] util::Status reconfigure(const Context& context,
+                                       Session& session,
+                                       const InstallOptions& options,
+                                       const Reconfiguration& change,
+                                       InstallResult& result);
+
+} // namespace shimctl::core
