@@ -37,18 +37,19 @@ __attribute__((used)) static const char shim_ident[] = "@(#)shimctl-shim " SHIMC
 #define MAX_DIRECTIVES 8192     /* compiler, alias, setenv and appendenv lines */
 #define MAX_ENV 32768           /* environment entries handed to the cache tool */
 #define MAX_ARGS 131072         /* arguments handed to the cache tool */
+#define TARGET_KEY_MAX 16384    /* the environment and GPU targets in the cache key */
 #define ENV_ARENA (1024 * 1024) /* room for appendenv results */
 /* Static arrays live in .bss: pages never touched cost nothing. Past these bounds the cache is
  * skipped and the original compiler runs directly. */
 
 extern char** environ;
 
-enum kind { SETENV, APPENDENV, COMPILER, ALIAS };
+enum kind { SETENV, APPENDENV, COMPILER, ALIAS, KEYENV, PROBE };
 
 struct directive {
   enum kind kind;
-  char* arg1; /* NAME / ALIAS, or the whole NAME=VALUE of setenv and appendenv */
-  char* arg2; /* REALNAME / NAME; NULL for setenv and appendenv */
+  char* arg1; /* NAME / ALIAS, the whole NAME=VALUE of setenv and appendenv, keyenv's NAME */
+  char* arg2; /* REALNAME / NAME, target-probe's absolute PATH; NULL for setenv and appendenv */
 };
 
 static char self_path[PATH_MAX]; /* D/N: the shim's real path */
@@ -253,6 +254,16 @@ static const char* parse_line(char* line, unsigned lineno) {
     if (!eq || eq == rest)
       return malformed(lineno, "expected NAME=VALUE: ", rest);
     d = (struct directive){ line[0] == 's' ? SETENV : APPENDENV, rest, NULL };
+  } else if (strcmp(line, "keyenv") == 0) {
+    if (strchr(rest, '=') || strchr(rest, ' '))
+      return malformed(lineno, "expected a variable name: ", rest);
+    d = (struct directive){ KEYENV, rest, NULL };
+  } else if (strcmp(line, "target-probe") == 0) {
+    char* space2 = strchr(rest, ' ');
+    if (!space2 || space2 == rest || space2[1] != '/' || strchr(space2 + 1, ' '))
+      return malformed(lineno, "expected a compiler name and an absolute path: ", rest);
+    *space2 = '\0';
+    d = (struct directive){ PROBE, rest, space2 + 1 };
   } else if (strcmp(line, "compiler") == 0 || strcmp(line, "alias") == 0) {
     d.kind = line[0] == 'c' ? COMPILER : ALIAS;
     if (!split_names(rest, &d.arg1, &d.arg2))
@@ -498,6 +509,193 @@ static char* joined_value(const char* old_entry, const char* value) {
   return out;
 }
 
+/* ---- The target in the cache key --------------------------------------------------------
+ * What decides the object besides the command line, the sources and the toolchain's files:
+ * variables the driver reads (HCC_AMDGPU_TARGET, NVCC_APPEND_FLAGS, ...: the config's keyenv
+ * lines) and, when hipcc picks the GPU targets itself, this machine's GPUs (the config's
+ * target-probe: hipcc runs rocm_agent_enumerator). Neither reaches ccache or sccache on its
+ * own, so a build for another GPU would be served this one's object. */
+
+static char target_key[TARGET_KEY_MAX];
+static size_t target_key_len;
+
+static bool key_append(const char* a, const char* b, const char* c) {
+  size_t len = concat(target_key + target_key_len, sizeof target_key - target_key_len, a, b, c,
+                      NULL);
+  if (target_key_len + len >= sizeof target_key)
+    return false;
+  target_key_len += len;
+  return true;
+}
+
+enum target { TARGET_DEFAULT, TARGET_EXPLICIT, TARGET_NATIVE };
+
+/* ARG names a GPU target (--offload-arch=X, --offload-arch X, -arch=X, ...): its value, else
+ * NULL. NEXT is the following argument, for the two-argument form. */
+static const char* target_value(const char* arg, const char* next) {
+  static const char* const flags[] = { "--offload-arch", "--amdgpu-target", "--cuda-gpu-arch",
+                                       "--gpu-architecture", "-arch", NULL };
+  for (int i = 0; flags[i]; i++) {
+    if (!starts_with(arg, flags[i]))
+      continue;
+    const char* rest = arg + strlen(flags[i]);
+    if (*rest == '=')
+      return rest + 1;
+    if (*rest == '\0')
+      return next ? next : "";
+  }
+  return NULL;
+}
+
+/* ARG asks for this machine's CPU: -march=native, -mcpu=native, -mtune=native, also inside
+ * nvcc's -Xcompiler lists. */
+static bool names_host_cpu(const char* arg) {
+  return strstr(arg, "-march=native") || strstr(arg, "-mcpu=native") ||
+         strstr(arg, "-mtune=native");
+}
+
+static enum target target_of_value(const char* value, enum target so_far) {
+  return starts_with(value, "native") ? TARGET_NATIVE : so_far == TARGET_NATIVE ? so_far
+                                                                                 : TARGET_EXPLICIT;
+}
+
+/* How ARGV (and HIPCC_COMPILE_FLAGS_APPEND, HCC_AMDGPU_TARGET) name the GPU target. A response
+ * file could name one: counted as naming none (the probe then keys by this machine's GPUs). */
+static enum target target_in(int argc, char** argv) {
+  enum target t = TARGET_DEFAULT;
+  for (int i = 1; i < argc; i++) {
+    const char* value = target_value(argv[i], i + 1 < argc ? argv[i + 1] : NULL);
+    if (value)
+      t = target_of_value(value, t);
+  }
+  const char* amdgpu = getenv("HCC_AMDGPU_TARGET");
+  if (amdgpu && *amdgpu)
+    t = target_of_value(amdgpu, t);
+  const char* append = getenv("HIPCC_COMPILE_FLAGS_APPEND");
+  if (append && (strstr(append, "--offload-arch") || strstr(append, "--amdgpu-target")))
+    t = strstr(append, "native") ? TARGET_NATIVE : t == TARGET_NATIVE ? t : TARGET_EXPLICIT;
+  return t;
+}
+
+/* Runs PROBE (stdin and stderr /dev/null) and appends ";gpus=<its output>" to the key, newlines
+ * as commas; its exit status too when not 0. */
+static bool key_probe(const char* probe) {
+  char out[4096];
+  int fds[2];
+  if (pipe2(fds, O_CLOEXEC) != 0)
+    return false;
+  pid_t pid = fork();
+  if (pid == 0) {
+    int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+    char* args[] = { (char*)probe, NULL };
+    if (null >= 0 && dup2(null, 0) == 0 && dup2(fds[1], 1) == 1 && dup2(null, 2) == 2)
+      execve(probe, args, environ);
+    _exit(127);
+  }
+  close(fds[1]);
+  size_t len = 0;
+  while (pid > 0) {
+    ssize_t n = read(fds[0], out + len, sizeof out - 1 - len);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0)
+      break;
+    len += (size_t)n;
+    if (len == sizeof out - 1) /* more than any GPU list: the key would be cut */
+      pid = -pid;
+  }
+  close(fds[0]);
+  int status = 0;
+  if (pid < 0)
+    pid = -pid;
+  while (pid > 0 && waitpid(pid, &status, 0) < 0)
+    if (errno != EINTR)
+      return false;
+  if (pid <= 0 || len == sizeof out - 1)
+    return false;
+  out[len] = '\0';
+  for (char* c = out; *c; c++)
+    if (*c == '\n')
+      *c = ',';
+  char num[24];
+  const char* rc = WIFEXITED(status) ? format_unsigned((unsigned)WEXITSTATUS(status), num) : "signal";
+  return key_append(";gpus=", out, "") &&
+         (WIFEXITED(status) && WEXITSTATUS(status) == 0 ? true : key_append(";probe-status=", rc, ""));
+}
+
+/* Appends ";cpu=..." with what /proc/cpuinfo says of the first CPU that decides what
+ * -march=native means (vendor, family, model, name, cache size, feature flags). */
+static bool key_host_cpu(void) {
+  static char info[65536];
+  static const char* const fields[] = { "vendor_id", "cpu family", "model", "model name",
+                                        "stepping", "cache size", "flags", "Features",
+                                        "CPU implementer", "CPU architecture", "CPU variant",
+                                        "CPU part", "isa", "uarch", NULL };
+  size_t len;
+  if (!read_small_file("/proc/cpuinfo", info, sizeof info - 2, &len, false) || len == 0)
+    return false;
+  if (!key_append(";cpu=", "", ""))
+    return false;
+  for (char* line = info; line < info + len && *line != '\n';) { /* the first block */
+    char* newline = memchr(line, '\n', (size_t)(info + len - line));
+    if (!newline)
+      break;
+    *newline = '\0';
+    char* colon = strchr(line, ':');
+    if (colon) {
+      char* name_end = colon;
+      while (name_end > line && (name_end[-1] == ' ' || name_end[-1] == '\t'))
+        name_end--;
+      for (int i = 0; fields[i]; i++)
+        if ((size_t)(name_end - line) == strlen(fields[i]) &&
+            strncmp(line, fields[i], strlen(fields[i])) == 0 && !key_append(line, "|", ""))
+          return false;
+    }
+    line = newline + 1;
+  }
+  return true;
+}
+
+/* Fills target_key for COMPILER called with ARGV. False: the object depends on what cannot be
+ * keyed (a native target and no probe, a failed probe, a key too long): compile uncached. */
+static bool build_target_key(const struct directive* compiler, int argc, char** argv) {
+  for (size_t i = 0; i < directive_count; i++) {
+    if (directives[i].kind != KEYENV)
+      continue;
+    const char* value = getenv(directives[i].arg1);
+    if (value && !(key_append(";", directives[i].arg1, "=") && key_append(value, "", "")))
+      return false;
+  }
+  const struct directive* probe = NULL;
+  for (size_t i = 0; i < directive_count; i++)
+    if (directives[i].kind == PROBE && strcmp(directives[i].arg1, compiler->arg1) == 0)
+      probe = &directives[i];
+  for (int i = 1; i < argc; i++)
+    if (names_host_cpu(argv[i])) {
+      if (!key_host_cpu())
+        return false;
+      break;
+    }
+  enum target t = target_in(argc, argv);
+  if (t == TARGET_NATIVE && !probe)
+    return false;
+  if (probe && t != TARGET_EXPLICIT)
+    return key_probe(probe->arg2);
+  return true;
+}
+
+/* NAME=VALUE with target_key appended, in env_arena; NULL when full. */
+static char* with_target_key(const char* entry) {
+  size_t len = strlen(entry);
+  if (env_arena_used + len + target_key_len + 1 > sizeof env_arena)
+    return NULL;
+  char* out = env_arena + env_arena_used;
+  memcpy(out, entry, len);
+  memcpy(out + len, target_key, target_key_len + 1);
+  env_arena_used += len + target_key_len + 1;
+  return out;
+}
+
 /* environ + setenv defaults + appendenv + SHIMCTL_ACTIVE=1, into cache_env. */
 static bool build_cache_environment(void) {
   for (char** e = environ; *e; e++)
@@ -519,8 +717,14 @@ static bool build_cache_environment(void) {
         return false;
     }
   }
-  if (keyed_by_identity && !push_env(compiler_check_entry))
+  if (keyed_by_identity && !push_env(target_key_len ? with_target_key(compiler_check_entry)
+                                                    : compiler_check_entry))
     return false;
+  if (!cache_is_ccache && target_key_len) { /* sccache: its cache buster carries the key */
+    long at = find_env("SCCACHE_C_CUSTOM_CACHE_BUSTER=", 30);
+    if (at < 0 || !(cache_env[at] = with_target_key(cache_env[at])))
+      return false;
+  }
   if (!push_env(active_entry))
     return false;
   cache_env[cache_env_count] = NULL;
@@ -799,6 +1003,14 @@ int main(int argc, char** argv) {
     }
     exec_original(real, compiler->arg1, argv);
   }
+  if (!build_target_key(compiler, argc, argv)) {
+    log_event("target-unkeyed", compiler->arg1);
+    if (trace)
+      say("the GPU target cannot be keyed (a native target, or the probe failed): uncached", NULL);
+    exec_original(real, compiler->arg1, argv);
+  }
+  if (trace && target_key_len)
+    say("target key ", target_key, NULL);
   if (build_cache_environment() &&
       build_cache_arguments(argc, argv, compiler_for_cache(argv0, invoked, known))) {
     const char* unwritable = unwritable_ccache_dir();

@@ -23,6 +23,35 @@ std::vector<std::string> identity_paths(const Manifest& manifest) {
   return paths;
 }
 
+std::vector<std::string> key_environment(const std::string& family) {
+  // What each driver reads from the environment that changes the object
+  // (hipcc.pl and hipvars.pm; clang's driver; nvcc). The cache tools hash
+  // none of them; the shim puts their values into the cache key.
+  if (family == "hipcc")
+    return { "HCC_AMDGPU_TARGET",    "HIPCC_COMPILE_FLAGS_APPEND",
+             "HIPCC_LINK_FLAGS_APPEND", "HIP_PLATFORM",
+             "HIP_COMPILER",         "HIP_RUNTIME",
+             "HIP_PATH",             "ROCM_PATH",
+             "HSA_PATH",             "HIP_CLANG_PATH",
+             "HIP_ROCCLR_HOME",      "HIP_LIB_PATH",
+             "DEVICE_LIB_PATH",      "HIP_DEVICE_LIB_PATH",
+             "HIP_CLANG_HCC_COMPAT_MODE", "HIP_COMPILE_CXX_AS_HIP",
+             "CUDA_PATH",            "CCC_OVERRIDE_OPTIONS" };
+  if (family == "clang")
+    return { "CCC_OVERRIDE_OPTIONS", "HIP_DEVICE_LIB_PATH", "ROCM_PATH", "HIP_PATH" };
+  if (family == "nvcc")
+    return { "NVCC_PREPEND_FLAGS", "NVCC_APPEND_FLAGS", "NVCC_CCBIN" };
+  return {};
+}
+
+std::optional<std::string> target_probe(const std::string& family) {
+  // hipcc without a target (no --offload-arch, no HCC_AMDGPU_TARGET) builds
+  // for the GPUs rocm_agent_enumerator, beside it, reports.
+  if (family == "hipcc")
+    return "rocm_agent_enumerator";
+  return std::nullopt;
+}
+
 std::string render_shim_config(const Manifest& manifest,
                                const std::string& dir,
                                const ShimEnvironment& env) {
@@ -37,14 +66,25 @@ std::string render_shim_config(const Manifest& manifest,
     out += "setenv " + d + "\n";
   for (const auto& a : env.appends)
     out += "appendenv " + a + "\n";
-  std::set<std::string> names;
+  std::set<std::string> names, key_env;
   for (const auto& c : manifest.compilers) {
     auto [cdir, name] = util::split_relative(c.path);
     if (cdir != dir)
       continue;
     out += fmt::format("compiler {} {}\n", name, util::split_relative(c.real).second);
     names.insert(name);
+    for (auto& variable : key_environment(c.family))
+      key_env.insert(variable);
+    if (auto probe = target_probe(c.family))
+      out += fmt::format("target-probe {} {}/{}{}{}\n",
+                         name,
+                         manifest.prefix == "/" ? "" : manifest.prefix,
+                         dir,
+                         dir.empty() ? "" : "/",
+                         *probe);
   }
+  for (const auto& variable : key_env)
+    out += "keyenv " + variable + "\n";
   for (const auto& c : manifest.compilers) {
     auto [cdir, name] = util::split_relative(c.path);
     if (cdir != dir)

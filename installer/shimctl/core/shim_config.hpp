@@ -4,10 +4,19 @@
 
 #include <shimctl/core/cache_backend.hpp>
 #include <shimctl/core/manifest.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
 namespace shimctl::core {
+
+// The environment variables a compiler FAMILY's driver reads that change the
+// object: the shim puts their values into the cache key (keyenv lines).
+[[nodiscard]] std::vector<std::string> key_environment(const std::string& family);
+
+// The program, beside the compiler, whose output names the GPU targets the
+// driver picks when the command line names none (target-probe lines).
+[[nodiscard]] std::optional<std::string> target_probe(const std::string& family);
 
 // Renders the config for the shims in DIR (relative to the prefix).
 [[nodiscard]] std::string render_shim_config(const Manifest& manifest,

@@ -187,6 +187,45 @@ test_user_who_cannot_write_the_prefix_rehashes_once() {
   expect_contains "$(cat "$TEST_DIR/seventh.trace")" "identity snapshot stale" "a user snapshot owned by root"
 }
 
+# hip_env OUT [VAR=VALUE...]: compile m.hip through the shim, without --offload-arch, with the
+# given environment; FRESH=1 compiles without the cache.
+hip_noarch() {
+  local out=$1; shift
+  env "$@" ${FRESH:+SHIMCTL_DISABLE=1} "$P/bin/hipcc" -x hip -c m.hip -o "$out" \
+    >"$TEST_DIR/compile.out" 2>&1 || fail "hipcc -o $out failed:"$'\n'"$(cat "$TEST_DIR/compile.out")"
+}
+
+test_gpu_target_outside_the_command_line() {
+  TEST "the GPU target from HCC_AMDGPU_TARGET or the machine's GPUs is in the key: no other GPU's object"
+  new_rocm rocm
+  install_p
+  write_hip_kernel m.hip
+  hip_noarch a90.o HCC_AMDGPU_TARGET=gfx90a
+  hip_noarch a1030.o HCC_AMDGPU_TARGET=gfx1030
+  expect_counts 0 2
+  FRESH=1 hip_noarch fresh1030.o HCC_AMDGPU_TARGET=gfx1030
+  expect_same_file fresh1030.o a1030.o
+  cmp -s a90.o a1030.o && fail "gfx90a and gfx1030 objects are equal: the test proves nothing"
+  hip_noarch b90.o HCC_AMDGPU_TARGET=gfx90a
+  expect_counts 1 2
+  expect_same_file a90.o b90.o
+  # No target at all: hipcc builds for what bin/rocm_agent_enumerator reports (this prefix's
+  # stands in for the GPUs of the machine).
+  hip_noarch auto90.o
+  expect_counts 1 3 # the key names the GPUs, not the variable: a miss
+  expect_same_file a90.o auto90.o
+  local enum=$P/bin/rocm_agent_enumerator
+  cp -p "$enum" "$TEST_DIR/enumerator.saved"
+  printf '#!/bin/sh\necho gfx000\necho gfx1030\n' > "$enum"
+  hip_noarch auto1030.o
+  expect_counts 1 4
+  expect_same_file fresh1030.o auto1030.o
+  cp -p "$TEST_DIR/enumerator.saved" "$enum"
+  hip_noarch auto90b.o
+  expect_counts 2 4
+  expect_same_file a90.o auto90b.o
+}
+
 test_verify_names_a_missing_identity_helper() {
   TEST "verify fails when the shim's identity helper is gone; refresh names the current shimctl"
   new_rocm rocm

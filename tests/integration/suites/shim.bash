@@ -390,8 +390,8 @@ FP_HELPER=2222222222222222222222222222222222222222222222222222222222222222
 # identity_fixture: the recorder fixture with an identity helper (a script that logs its
 # arguments to $TEST_DIR/helper.calls, says something on stderr and prints $FP_HELPER, or exits
 # with $HELPER_EXIT), two identity inputs and a current snapshot in P/.shimctl/identity.
-identity_fixture() {
-  recorder_fixture "identity-helper $TEST_DIR/helper"
+identity_fixture() { # [LINE...]: more config lines
+  recorder_fixture "identity-helper $TEST_DIR/helper" "$@"
   printf '#!/bin/sh\necho "$*" >> %s/helper.calls\necho "helper noise" >&2\n[ -z "$HELPER_EXIT" ] || exit "$HELPER_EXIT"\necho %s\n' \
     "$TEST_DIR" "$FP_HELPER" > "$TEST_DIR/helper"
   chmod 755 "$TEST_DIR/helper"
@@ -470,6 +470,62 @@ test_identity_unknown_runs_uncached() {
   expect_eq "shimctl-shim: cannot establish the toolchain identity: $TEST_DIR/helper identity-check failed (SHIMCTL_STRICT=1; unset it to compile without the cache)" \
     "$err" "strict message"
   expect_eq "" "$(calls)" "strict: nothing ran"
+}
+
+test_target_in_the_key() {
+  TEST "target: keyenv values, the probe's GPU list and a native CPU join the key; a native GPU without probe runs uncached"
+  identity_fixture "keyenv HCC_AMDGPU_TARGET" "keyenv NVCC_APPEND_FLAGS" "target-probe cc $TEST_DIR/probe"
+  printf '#!/bin/sh\necho probe >> %s/probe.calls\necho gfx000\necho "${GPUS:-gfx90a}"\n' "$TEST_DIR" > "$TEST_DIR/probe"
+  chmod 755 "$TEST_DIR/probe"
+  local base="string:shimctl-${FP_SNAPSHOT:0:32}"
+  probes() { [ -f "$TEST_DIR/probe.calls" ] && wc -l < "$TEST_DIR/probe.calls" || echo 0; }
+  "$P/bin/cc" --offload-arch=gfx90a -c x.c || fail "compile failed"
+  expect_eq "$base" "$(recorded_env CCACHE_COMPILERCHECK)" "explicit target, no variables"
+  expect_eq 0 "$(probes)" "no probe with an explicit target"
+  HCC_AMDGPU_TARGET=gfx942 NVCC_APPEND_FLAGS='-G -lineinfo' "$P/bin/cc" -c x.c || fail "compile failed"
+  expect_eq "$base;HCC_AMDGPU_TARGET=gfx942;NVCC_APPEND_FLAGS=-G -lineinfo" \
+    "$(recorded_env CCACHE_COMPILERCHECK)" "variables in the key (HCC_AMDGPU_TARGET names the target)"
+  expect_eq 0 "$(probes)" "no probe with HCC_AMDGPU_TARGET"
+  "$P/bin/cc" -c x.c || fail "compile failed"
+  expect_eq "$base;gpus=gfx000,gfx90a," "$(recorded_env CCACHE_COMPILERCHECK)" "no target: the probe's GPUs"
+  GPUS=gfx1100 "$P/bin/cc" --offload-arch native -c x.c || fail "compile failed"
+  expect_eq "$base;gpus=gfx000,gfx1100," "$(recorded_env CCACHE_COMPILERCHECK)" "a native target: the probe's GPUs"
+  expect_eq 2 "$(probes)" "probe runs"
+  HIPCC_COMPILE_FLAGS_APPEND='--offload-arch=gfx908' "$P/bin/cc" -c x.c || fail "compile failed"
+  expect_eq 2 "$(probes)" "no probe when HIPCC_COMPILE_FLAGS_APPEND names the target"
+  printf '#!/bin/sh\nexit 3\n' > "$TEST_DIR/probe"
+  "$P/bin/cc" -c x.c || fail "compile failed"
+  expect_eq "$base;gpus=;probe-status=3" "$(recorded_env CCACHE_COMPILERCHECK)" "a failing probe is keyed as such"
+  calls >/dev/null
+  # Without a probe a native target cannot be keyed: the original runs, uncached, logged.
+  identity_fixture "keyenv NVCC_APPEND_FLAGS"
+  "$P/bin/cc" -arch=native -c x.c || fail "compile failed"
+  expect_eq "cc.real|$P/bin/cc|-arch=native|-c|x.c" "$(calls)" "-arch=native ran the original directly"
+  expect_contains "$(cat "$P/.shimctl/events.log")" "target-unkeyed" "events.log"
+  # -march=native means this machine's CPU: what /proc/cpuinfo says of it joins the key.
+  "$P/bin/cc" -march=native -c x.c || fail "compile failed"
+  local key; key=$(recorded_env CCACHE_COMPILERCHECK)
+  expect_eq "fakecache|$TEST_DIR/fakecache|$P/bin/cc|-march=native|-c|x.c" "$(calls)" "-march=native is cached"
+  local model flags
+  model=$(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo)
+  flags=$(awk -F': ' '/^(flags|Features)/ { print $2; exit }' /proc/cpuinfo)
+  expect_contains "$key" ";cpu=" "-march=native key"
+  expect_contains "$key" "$model" "-march=native key: model name"
+  expect_contains "$key" "$flags" "-march=native key: CPU flags"
+  "$P/bin/cc" -Xcompiler -mtune=native,-O2 -c x.c || fail "compile failed"
+  expect_contains "$(recorded_env CCACHE_COMPILERCHECK)" "$flags" "-Xcompiler -mtune=native key"
+  "$P/bin/cc" -march=x86-64-v3 -c x.c || fail "compile failed"
+  expect_eq "string:shimctl-${FP_SNAPSHOT:0:32}" "$(recorded_env CCACHE_COMPILERCHECK)" "an explicit CPU: in the command line only"
+}
+
+test_target_key_for_sccache() {
+  TEST "target: under sccache the key goes into SCCACHE_C_CUSTOM_CACHE_BUSTER"
+  recorder_fixture "keyenv HCC_AMDGPU_TARGET" "setenv SCCACHE_C_CUSTOM_CACHE_BUSTER=shimctl-abc"
+  sed -i 's/^cache-kind ccache$/cache-kind sccache/' "$P/bin/.shimctl.conf"
+  HCC_AMDGPU_TARGET=gfx90a "$P/bin/cc" -c x.c || fail "compile failed"
+  expect_eq "shimctl-abc;HCC_AMDGPU_TARGET=gfx90a" "$(recorded_env SCCACHE_C_CUSTOM_CACHE_BUSTER)" "buster"
+  "$P/bin/cc" -c x.c || fail "compile failed"
+  expect_eq "shimctl-abc" "$(recorded_env SCCACHE_C_CUSTOM_CACHE_BUSTER)" "buster without the variable"
 }
 
 test_unwritable_cache_dir_falls_back() {
