@@ -520,8 +520,8 @@ static char target_key[TARGET_KEY_MAX];
 static size_t target_key_len;
 
 static bool key_append(const char* a, const char* b, const char* c) {
-  size_t len = concat(target_key + target_key_len, sizeof target_key - target_key_len, a, b, c,
-                      NULL);
+  size_t len =
+    concat(target_key + target_key_len, sizeof target_key - target_key_len, a, b, c, NULL);
   if (target_key_len + len >= sizeof target_key)
     return false;
   target_key_len += len;
@@ -533,8 +533,8 @@ enum target { TARGET_DEFAULT, TARGET_EXPLICIT, TARGET_NATIVE };
 /* ARG names a GPU target (--offload-arch=X, --offload-arch X, -arch=X, ...): its value, else
  * NULL. NEXT is the following argument, for the two-argument form. */
 static const char* target_value(const char* arg, const char* next) {
-  static const char* const flags[] = { "--offload-arch", "--amdgpu-target", "--cuda-gpu-arch",
-                                       "--gpu-architecture", "-arch", NULL };
+  static const char* const flags[] = { "--offload-arch",     "--amdgpu-target", "--cuda-gpu-arch",
+                                       "--gpu-architecture", "-arch",           NULL };
   for (int i = 0; flags[i]; i++) {
     if (!starts_with(arg, flags[i]))
       continue;
@@ -555,8 +555,9 @@ static bool names_host_cpu(const char* arg) {
 }
 
 static enum target target_of_value(const char* value, enum target so_far) {
-  return starts_with(value, "native") ? TARGET_NATIVE : so_far == TARGET_NATIVE ? so_far
-                                                                                 : TARGET_EXPLICIT;
+  return starts_with(value, "native") ? TARGET_NATIVE
+         : so_far == TARGET_NATIVE    ? so_far
+                                      : TARGET_EXPLICIT;
 }
 
 /* How ARGV (and HIPCC_COMPILE_FLAGS_APPEND, HCC_AMDGPU_TARGET) name the GPU target. A response
@@ -618,19 +619,22 @@ static bool key_probe(const char* probe) {
     if (*c == '\n')
       *c = ',';
   char num[24];
-  const char* rc = WIFEXITED(status) ? format_unsigned((unsigned)WEXITSTATUS(status), num) : "signal";
+  const char* rc =
+    WIFEXITED(status) ? format_unsigned((unsigned)WEXITSTATUS(status), num) : "signal";
   return key_append(";gpus=", out, "") &&
-         (WIFEXITED(status) && WEXITSTATUS(status) == 0 ? true : key_append(";probe-status=", rc, ""));
+         (WIFEXITED(status) && WEXITSTATUS(status) == 0 ? true
+                                                        : key_append(";probe-status=", rc, ""));
 }
 
 /* Appends ";cpu=..." with what /proc/cpuinfo says of the first CPU that decides what
  * -march=native means (vendor, family, model, name, cache size, feature flags). */
 static bool key_host_cpu(void) {
   static char info[65536];
-  static const char* const fields[] = { "vendor_id", "cpu family", "model", "model name",
-                                        "stepping", "cache size", "flags", "Features",
-                                        "CPU implementer", "CPU architecture", "CPU variant",
-                                        "CPU part", "isa", "uarch", NULL };
+  static const char* const fields[] = {
+    "vendor_id",   "cpu family", "model",    "model name",      "stepping",
+    "cache size",  "flags",      "Features", "CPU implementer", "CPU architecture",
+    "CPU variant", "CPU part",   "isa",      "uarch",           NULL
+  };
   size_t len;
   if (!read_small_file("/proc/cpuinfo", info, sizeof info - 2, &len, false) || len == 0)
     return false;
@@ -717,8 +721,8 @@ static bool build_cache_environment(void) {
         return false;
     }
   }
-  if (keyed_by_identity && !push_env(target_key_len ? with_target_key(compiler_check_entry)
-                                                    : compiler_check_entry))
+  if (keyed_by_identity &&
+      !push_env(target_key_len ? with_target_key(compiler_check_entry) : compiler_check_entry))
     return false;
   if (!cache_is_ccache && target_key_len) { /* sccache: its cache buster carries the key */
     long at = find_env("SCCACHE_C_CUSTOM_CACHE_BUSTER=", 30);

@@ -28,15 +28,24 @@ std::vector<std::string> key_environment(const std::string& family) {
   // (hipcc.pl and hipvars.pm; clang's driver; nvcc). The cache tools hash
   // none of them; the shim puts their values into the cache key.
   if (family == "hipcc")
-    return { "HCC_AMDGPU_TARGET",    "HIPCC_COMPILE_FLAGS_APPEND",
-             "HIPCC_LINK_FLAGS_APPEND", "HIP_PLATFORM",
-             "HIP_COMPILER",         "HIP_RUNTIME",
-             "HIP_PATH",             "ROCM_PATH",
-             "HSA_PATH",             "HIP_CLANG_PATH",
-             "HIP_ROCCLR_HOME",      "HIP_LIB_PATH",
-             "DEVICE_LIB_PATH",      "HIP_DEVICE_LIB_PATH",
-             "HIP_CLANG_HCC_COMPAT_MODE", "HIP_COMPILE_CXX_AS_HIP",
-             "CUDA_PATH",            "CCC_OVERRIDE_OPTIONS" };
+    return { "HCC_AMDGPU_TARGET",
+             "HIPCC_COMPILE_FLAGS_APPEND",
+             "HIPCC_LINK_FLAGS_APPEND",
+             "HIP_PLATFORM",
+             "HIP_COMPILER",
+             "HIP_RUNTIME",
+             "HIP_PATH",
+             "ROCM_PATH",
+             "HSA_PATH",
+             "HIP_CLANG_PATH",
+             "HIP_ROCCLR_HOME",
+             "HIP_LIB_PATH",
+             "DEVICE_LIB_PATH",
+             "HIP_DEVICE_LIB_PATH",
+             "HIP_CLANG_HCC_COMPAT_MODE",
+             "HIP_COMPILE_CXX_AS_HIP",
+             "CUDA_PATH",
+             "CCC_OVERRIDE_OPTIONS" };
   if (family == "clang")
     return { "CCC_OVERRIDE_OPTIONS", "HIP_DEVICE_LIB_PATH", "ROCM_PATH", "HIP_PATH" };
   if (family == "nvcc")

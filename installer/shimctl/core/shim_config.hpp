@@ -2,9 +2,9 @@
 // holds shims. Format: ARCHITECTURE.md, "The shim contract".
 #pragma once
 
+#include <optional>
 #include <shimctl/core/cache_backend.hpp>
 #include <shimctl/core/manifest.hpp>
-#include <optional>
 #include <string>
 #include <vector>
 
