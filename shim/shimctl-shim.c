@@ -578,43 +578,47 @@ static enum target target_in(int argc, char** argv) {
   return t;
 }
 
-/* Runs PROBE (stdin and stderr /dev/null) and appends ";gpus=<its output>" to the key, newlines
- * as commas; its exit status too when not 0. */
-static bool key_probe(const char* probe) {
-  char out[4096];
+/* Runs ARGS[0] with ARGS, stdin and stderr /dev/null (the compile's streams belong to the
+ * compiler), and reads its stdout into OUT (NUL-terminated; *len == cap - 1: it said more than
+ * fits). False when it could not be started or waited for; else *status is its wait status. */
+static bool run_and_read(char* const args[], char* out, size_t cap, size_t* len, int* status) {
   int fds[2];
   if (pipe2(fds, O_CLOEXEC) != 0)
     return false;
   pid_t pid = fork();
   if (pid == 0) {
     int null = open("/dev/null", O_RDWR | O_CLOEXEC);
-    char* args[] = { (char*)probe, NULL };
     if (null >= 0 && dup2(null, 0) == 0 && dup2(fds[1], 1) == 1 && dup2(null, 2) == 2)
-      execve(probe, args, environ);
+      execve(args[0], args, environ);
     _exit(127);
   }
   close(fds[1]);
-  size_t len = 0;
-  while (pid > 0) {
-    ssize_t n = read(fds[0], out + len, sizeof out - 1 - len);
+  *len = 0;
+  while (pid > 0 && *len < cap - 1) {
+    ssize_t n = read(fds[0], out + *len, cap - 1 - *len);
     if (n < 0 && errno == EINTR)
       continue;
     if (n <= 0)
       break;
-    len += (size_t)n;
-    if (len == sizeof out - 1) /* more than any GPU list: the key would be cut */
-      pid = -pid;
+    *len += (size_t)n;
   }
-  close(fds[0]);
-  int status = 0;
-  if (pid < 0)
-    pid = -pid;
-  while (pid > 0 && waitpid(pid, &status, 0) < 0)
+  close(fds[0]); /* a writer with more to say gets SIGPIPE */
+  out[*len] = '\0';
+  while (pid > 0 && waitpid(pid, status, 0) < 0)
     if (errno != EINTR)
       return false;
-  if (pid <= 0 || len == sizeof out - 1)
-    return false;
-  out[len] = '\0';
+  return pid > 0;
+}
+
+/* Runs PROBE and appends ";gpus=<its output>" to the key, newlines as commas; its exit status
+ * too when not 0. */
+static bool key_probe(const char* probe) {
+  char out[4096];
+  char* args[] = { (char*)probe, NULL };
+  size_t len;
+  int status = 0;
+  if (!run_and_read(args, out, sizeof out, &len, &status) || len == sizeof out - 1)
+    return false; /* more than any GPU list: the key would be cut */
   for (char* c = out; *c; c++)
     if (*c == '\n')
       *c = ',';
@@ -912,34 +916,11 @@ static bool user_snapshot_path(char out[PATH_MAX]) {
 static bool helper_fingerprint(char* key) {
   static char command[] = "identity-check";
   char prefix[PATH_MAX], out[128];
-  int fds[2];
-  if (!prefix_of_state(prefix) || pipe2(fds, O_CLOEXEC) != 0)
-    return false;
-  pid_t pid = fork();
-  if (pid == 0) {
-    int null = open("/dev/null", O_RDWR | O_CLOEXEC);
-    char* args[] = { identity_helper, command, prefix, NULL };
-    if (null >= 0 && dup2(null, 0) == 0 && dup2(fds[1], 1) == 1 && dup2(null, 2) == 2)
-      execve(identity_helper, args, environ);
-    _exit(127);
-  }
-  close(fds[1]);
-  size_t len = 0;
-  while (pid > 0 && len < sizeof out - 1) {
-    ssize_t n = read(fds[0], out + len, sizeof out - 1 - len);
-    if (n < 0 && errno == EINTR)
-      continue;
-    if (n <= 0)
-      break;
-    len += (size_t)n;
-  }
-  close(fds[0]);
+  char* args[] = { identity_helper, command, prefix, NULL };
+  size_t len;
   int status = 0;
-  while (pid > 0 && waitpid(pid, &status, 0) < 0)
-    if (errno != EINTR)
-      return false;
-  out[len] = '\0';
-  if (pid < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0 || !is_fingerprint(out))
+  if (!prefix_of_state(prefix) || !run_and_read(args, out, sizeof out, &len, &status) ||
+      !WIFEXITED(status) || WEXITSTATUS(status) != 0 || !is_fingerprint(out))
     return false;
   memcpy(key, out, FINGERPRINT_KEY_LEN);
   return true;

@@ -139,3 +139,17 @@ if error:
     sys.exit("at %s: %s" % ("/".join(map(str, error.absolute_path)), error.message[:300]))
 EOF
 }
+
+# free_port: a TCP port on 127.0.0.1 that was free a moment ago (for a server a test starts).
+free_port() {
+  python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+# stop_pidfile FILE: stops the daemon whose pid FILE holds (up to 5 s) and removes FILE.
+stop_pidfile() {
+  [ -f "$1" ] || return 0
+  local pid i; pid=$(cat "$1")
+  kill "$pid" 2>/dev/null
+  for i in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+  rm -f "$1"
+}

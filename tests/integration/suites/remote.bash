@@ -14,10 +14,6 @@ suite_requires() {
     unshare -m true 2>/dev/null
 }
 
-free_port() {
-  python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
-}
-
 # start_redis: sets REDIS_PORT and REDIS_URL; the server stops when the test's subshell exits.
 start_redis() {
   REDIS_PORT=$(free_port)
@@ -34,14 +30,7 @@ start_redis() {
   fail "redis-server on port $REDIS_PORT does not answer"
 }
 
-stop_redis() {
-  [ -f "$TEST_DIR/redis.pid" ] || return 0
-  local pid; pid=$(cat "$TEST_DIR/redis.pid")
-  kill "$pid" 2>/dev/null
-  local i
-  for i in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-  rm -f "$TEST_DIR/redis.pid"
-}
+stop_redis() { stop_pidfile "$TEST_DIR/redis.pid"; }
 
 dbsize() { redis-cli -p "$REDIS_PORT" dbsize; }
 

@@ -9,10 +9,6 @@ suite_requires() {
     [ -x "$SHIMCTL" ]
 }
 
-free_port() {
-  python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
-}
-
 # start_nginx: sets HTTP_URL (http://127.0.0.1:PORT/ccache) and STORE (the files behind it).
 start_nginx() {
   local port; port=$(free_port)
@@ -59,14 +55,7 @@ except urllib.error.HTTPError as e:
 PY
 }
 
-stop_nginx() {
-  [ -f "$TEST_DIR/nginx.pid" ] || return 0
-  local pid; pid=$(cat "$TEST_DIR/nginx.pid")
-  kill "$pid" 2>/dev/null
-  local i
-  for i in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-  rm -f "$TEST_DIR/nginx.pid"
-}
+stop_nginx() { stop_pidfile "$TEST_DIR/nginx.pid"; }
 
 stored() { find "$STORE" -type f | wc -l; }
 
