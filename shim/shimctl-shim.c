@@ -988,7 +988,8 @@ int main(int argc, char** argv) {
     }
     exec_original(real, compiler->arg1, argv);
   }
-  if (!build_target_key(compiler, argc, argv)) {
+  /* The target key rides on shimctl's own key: ccache keyed by identity, or sccache's buster. */
+  if ((keyed_by_identity || !cache_is_ccache) && !build_target_key(compiler, argc, argv)) {
     log_event("target-unkeyed", compiler->arg1);
     if (trace)
       say("the GPU target cannot be keyed (a native target, or the probe failed): uncached", NULL);
