@@ -630,6 +630,20 @@ static bool key_probe(const char* probe) {
                                                         : key_append(";probe-status=", rc, ""));
 }
 
+/* Whether the cache may store this call's result: it caches compiles to an object (-c) or to
+ * assembly (-S); preprocessing (-E), links and probes such as --version pass through it. Spares
+ * the probe for calls whose key nobody reads (aiter probes each flag with hipcc -E). */
+static bool produces_cached_output(int argc, char** argv) {
+  bool compiles = false;
+  for (int i = 1; i < argc; i++) {
+    if (strcmp(argv[i], "-E") == 0)
+      return false;
+    if (strcmp(argv[i], "-c") == 0 || strcmp(argv[i], "-S") == 0)
+      compiles = true;
+  }
+  return compiles;
+}
+
 /* Appends ";cpu=..." with what /proc/cpuinfo says of the first CPU that decides what
  * -march=native means (vendor, family, model, name, cache size, feature flags). */
 static bool key_host_cpu(void) {
@@ -687,7 +701,7 @@ static bool build_target_key(const struct directive* compiler, int argc, char** 
   enum target t = target_in(argc, argv);
   if (t == TARGET_NATIVE && !probe)
     return false;
-  if (probe && t != TARGET_EXPLICIT)
+  if (probe && t != TARGET_EXPLICIT && produces_cached_output(argc, argv))
     return key_probe(probe->arg2);
   return true;
 }
