@@ -95,13 +95,14 @@ test_commands_wait_out_identity_helpers() {
   stress_fixture
   "$SHIMCTL" install --no-verify "$P" > /dev/null || fail "install failed"
   # What 'shimctl identity-check' holds while it writes the snapshot: the lock, shared.
-  flock -s -o "$P/.shimctl/lock" sleep 1 &
-  local helper=$! i out t0 t1
-  for ((i = 0; i < 100; i++)); do grep -q " READ .*:$(stat -c %i "$P/.shimctl/lock") " /proc/locks && break; sleep 0.02; done
-  t0=$(millis)
+  local helper i out t0 t1
+  t0=$(millis) # the holder lets go 2 s after this, at the earliest
+  flock -s -o "$P/.shimctl/lock" sleep 2 &
+  helper=$!
+  for ((i = 0; i < 250; i++)); do grep -q " READ .*:$(stat -c %i "$P/.shimctl/lock") " /proc/locks && break; sleep 0.02; done
   out=$("$SHIMCTL" rollback "$P" 2>&1) || fail "rollback while a helper held the lock: $out"
   t1=$(millis)
-  [ $((t1 - t0)) -ge 500 ] || fail "rollback did not wait for the helper ($((t1 - t0)) ms)"
+  [ $((t1 - t0)) -ge 1900 ] || fail "rollback did not wait for the helper (done $((t1 - t0)) ms after it took the lock)"
   expect_contains "$out" "rolled back: 2 original(s)" "rollback after the helper"
   wait "$helper"
   expect_same_tree before "$P"
