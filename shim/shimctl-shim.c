@@ -535,6 +535,8 @@ enum target { TARGET_DEFAULT, TARGET_EXPLICIT, TARGET_NATIVE };
 static const char* target_value(const char* arg, const char* next) {
   static const char* const flags[] = { "--offload-arch",     "--amdgpu-target", "--cuda-gpu-arch",
                                        "--gpu-architecture", "-arch",           NULL };
+  if (arg[0] != '-' || (arg[1] != '-' && arg[1] != 'a'))
+    return NULL; /* most arguments: not one of the flags */
   for (int i = 0; flags[i]; i++) {
     if (!starts_with(arg, flags[i]))
       continue;
@@ -550,32 +552,47 @@ static const char* target_value(const char* arg, const char* next) {
 /* ARG asks for this machine's CPU: -march=native, -mcpu=native, -mtune=native, also inside
  * nvcc's -Xcompiler lists. */
 static bool names_host_cpu(const char* arg) {
-  return strstr(arg, "-march=native") || strstr(arg, "-mcpu=native") ||
-         strstr(arg, "-mtune=native");
+  return strstr(arg, "=native") && (strstr(arg, "-march=native") || strstr(arg, "-mcpu=native") ||
+                                    strstr(arg, "-mtune=native"));
 }
 
-static enum target target_of_value(const char* value, enum target so_far) {
-  return starts_with(value, "native") ? TARGET_NATIVE
-         : so_far == TARGET_NATIVE    ? so_far
-                                      : TARGET_EXPLICIT;
+/* SO_FAR, after one more place named a target (NATIVE: the machine's own). */
+static enum target named_target(enum target so_far, bool native) {
+  return native || so_far == TARGET_NATIVE ? TARGET_NATIVE : TARGET_EXPLICIT;
 }
 
-/* How ARGV (and HIPCC_COMPILE_FLAGS_APPEND, HCC_AMDGPU_TARGET) name the GPU target. A response
- * file could name one: counted as naming none (the probe then keys by this machine's GPUs). */
-static enum target target_in(int argc, char** argv) {
-  enum target t = TARGET_DEFAULT;
+/* What a call's arguments (and HIPCC_COMPILE_FLAGS_APPEND, HCC_AMDGPU_TARGET) say that the key
+ * must follow, from one pass over ARGV. A response file could name a target: counted as naming
+ * none (the probe then keys by this machine's GPUs). */
+struct call_traits {
+  enum target target;
+  bool host_cpu;      /* -march=native and the like */
+  bool cached_output; /* the cache may store the result: -c or -S, and no -E (preprocessing,
+                         links and probes such as --version pass through it; aiter probes each
+                         flag with hipcc -E) */
+};
+
+static struct call_traits traits_of(int argc, char** argv) {
+  struct call_traits c = { TARGET_DEFAULT, false, false };
+  bool preprocesses = false;
   for (int i = 1; i < argc; i++) {
     const char* value = target_value(argv[i], i + 1 < argc ? argv[i + 1] : NULL);
     if (value)
-      t = target_of_value(value, t);
+      c.target = named_target(c.target, starts_with(value, "native"));
+    c.host_cpu = c.host_cpu || names_host_cpu(argv[i]);
+    if (strcmp(argv[i], "-E") == 0)
+      preprocesses = true;
+    else if (strcmp(argv[i], "-c") == 0 || strcmp(argv[i], "-S") == 0)
+      c.cached_output = true;
   }
+  c.cached_output = c.cached_output && !preprocesses;
   const char* amdgpu = getenv("HCC_AMDGPU_TARGET");
   if (amdgpu && *amdgpu)
-    t = target_of_value(amdgpu, t);
+    c.target = named_target(c.target, starts_with(amdgpu, "native"));
   const char* append = getenv("HIPCC_COMPILE_FLAGS_APPEND");
   if (append && (strstr(append, "--offload-arch") || strstr(append, "--amdgpu-target")))
-    t = strstr(append, "native") ? TARGET_NATIVE : t == TARGET_NATIVE ? t : TARGET_EXPLICIT;
-  return t;
+    c.target = named_target(c.target, strstr(append, "native") != NULL);
+  return c;
 }
 
 /* Runs ARGS[0] with ARGS, stdin and stderr /dev/null (the compile's streams belong to the
@@ -630,20 +647,6 @@ static bool key_probe(const char* probe) {
                                                         : key_append(";probe-status=", rc, ""));
 }
 
-/* Whether the cache may store this call's result: it caches compiles to an object (-c) or to
- * assembly (-S); preprocessing (-E), links and probes such as --version pass through it. Spares
- * the probe for calls whose key nobody reads (aiter probes each flag with hipcc -E). */
-static bool produces_cached_output(int argc, char** argv) {
-  bool compiles = false;
-  for (int i = 1; i < argc; i++) {
-    if (strcmp(argv[i], "-E") == 0)
-      return false;
-    if (strcmp(argv[i], "-c") == 0 || strcmp(argv[i], "-S") == 0)
-      compiles = true;
-  }
-  return compiles;
-}
-
 /* Appends ";cpu=..." with what /proc/cpuinfo says of the first CPU that decides what
  * -march=native means (vendor, family, model, name, cache size, feature flags). */
 static bool key_host_cpu(void) {
@@ -681,27 +684,23 @@ static bool key_host_cpu(void) {
 /* Fills target_key for COMPILER called with ARGV. False: the object depends on what cannot be
  * keyed (a native target and no probe, a failed probe, a key too long): compile uncached. */
 static bool build_target_key(const struct directive* compiler, int argc, char** argv) {
+  const struct directive* probe = NULL;
   for (size_t i = 0; i < directive_count; i++) {
-    if (directives[i].kind != KEYENV)
+    const struct directive* d = &directives[i];
+    if (d->kind == PROBE && strcmp(d->arg1, compiler->arg1) == 0)
+      probe = d;
+    if (d->kind != KEYENV)
       continue;
-    const char* value = getenv(directives[i].arg1);
-    if (value && !(key_append(";", directives[i].arg1, "=") && key_append(value, "", "")))
+    const char* value = getenv(d->arg1);
+    if (value && !(key_append(";", d->arg1, "=") && key_append(value, "", "")))
       return false;
   }
-  const struct directive* probe = NULL;
-  for (size_t i = 0; i < directive_count; i++)
-    if (directives[i].kind == PROBE && strcmp(directives[i].arg1, compiler->arg1) == 0)
-      probe = &directives[i];
-  for (int i = 1; i < argc; i++)
-    if (names_host_cpu(argv[i])) {
-      if (!key_host_cpu())
-        return false;
-      break;
-    }
-  enum target t = target_in(argc, argv);
-  if (t == TARGET_NATIVE && !probe)
+  struct call_traits call = traits_of(argc, argv);
+  if (call.host_cpu && !key_host_cpu())
     return false;
-  if (probe && t != TARGET_EXPLICIT && produces_cached_output(argc, argv))
+  if (call.target == TARGET_NATIVE && !probe)
+    return false;
+  if (probe && call.target != TARGET_EXPLICIT && call.cached_output)
     return key_probe(probe->arg2);
   return true;
 }
