@@ -120,8 +120,9 @@ util::Result<SnapshotResult> snapshot_identity(const util::Dir& prefix_dir,
   std::optional<util::FileLock> lock; // held until the snapshot is written
   if (state && writer == SnapshotWriter::bystander) {
     auto taken = util::FileLock::try_shared_existing(*state, lock_file);
-    auto manifest_now = stat_input(state->path_of(manifest_file));
-    if (!taken || !manifest_now || !manifest_read || *manifest_now != *manifest_read) {
+    auto manifest_now = manifest_read ? stat_input(manifest_read->path)
+                                      : util::Result<InputStat>(fail("no manifest was read"));
+    if (!taken || !manifest_now || *manifest_now != *manifest_read) {
       result.why_not = "a shimctl command is working on the prefix (or changed its manifest)";
       return result;
     }
