@@ -153,3 +153,30 @@ stop_pidfile() {
   for i in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
   rm -f "$1"
 }
+
+# private_mounts: run the rest of this suite in a private mount namespace (unshare), so that what
+# it mounts is invisible to the host and gone when the suite ends, however it ends. Call it at the
+# top level of a suite file; the suite starts again inside the namespace.
+private_mounts() {
+  [ "${SHIMCTL_TEST_PRIVATE_NS:-}" = 1 ] && return 0
+  command -v unshare >/dev/null || skip_suite "unshare not found (util-linux)"
+  rm -rf "$SUITE_TMP"
+  SHIMCTL_TEST_PRIVATE_NS=1 exec unshare --mount --propagation private \
+    "$BASH" "$SRC_DIR/tests/integration/run" "$suite"
+}
+
+# private_opt_rocm7: inside private_mounts, an empty /opt (tmpfs) and a private copy of
+# /etc/alternatives, then the ROCm-7-shaped prefix /opt/rocm-7.0.2 with the chain
+# /opt/rocm -> /etc/alternatives/rocm -> /opt/rocm-7.0.2 (scripts/make-rocm-prefix --stack sid).
+# Built once per suite; sets ROCM7=/opt/rocm-7.0.2.
+private_opt_rocm7() {
+  ROCM7=/opt/rocm-7.0.2
+  [ -d "$ROCM7" ] && return 0
+  [ "${SHIMCTL_TEST_PRIVATE_NS:-}" = 1 ] || { fail "private_opt_rocm7 outside private_mounts"; return 1; }
+  mount -t tmpfs -o mode=755 shimctl-test-opt /opt || { fail "cannot mount a tmpfs on /opt"; return 1; }
+  mkdir -p "$SUITE_TMP/alternatives"
+  cp -a /etc/alternatives/. "$SUITE_TMP/alternatives/"
+  mount --bind "$SUITE_TMP/alternatives" /etc/alternatives || { fail "cannot bind /etc/alternatives"; return 1; }
+  "$SCRIPTS/make-rocm-prefix" "$ROCM7" --stack sid --alternatives >/dev/null \
+    || { fail "scripts/make-rocm-prefix --stack sid failed"; return 1; }
+}

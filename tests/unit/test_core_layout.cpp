@@ -36,7 +36,7 @@ std::string parse_error(const std::string& text) {
   return layout.error().message;
 }
 
-const core::Layout& find_layout(const std::vector<core::Layout>& layouts, const std::string& name) {
+core::Layout find_layout(const std::vector<core::Layout>& layouts, const std::string& name) {
   auto it = std::find_if(
     layouts.begin(), layouts.end(), [&](const core::Layout& l) { return l.name == name; });
   REQUIRE(it != layouts.end());

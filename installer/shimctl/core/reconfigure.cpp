@@ -1,5 +1,6 @@
 #include <algorithm>
 #include <fmt/format.h>
+#include <fmt/ranges.h> // fmt::join (fmt >= 10)
 #include <set>
 #include <shimctl/core/adopt.hpp>
 #include <shimctl/core/reconfigure.hpp>
