@@ -17,8 +17,7 @@ void replace_all(std::string& text, const std::string& from, const std::string& 
 
 util::Result<std::string> job_list(const std::string& prefix,
                                    const std::string& invoked,
-                                   const std::string& real_exe,
-                                   const std::string& original_exe) {
+                                   const std::vector<Rename>& renames) {
   TRY_ASSIGN(auto scratch, ScratchDir::create("probe"));
   TRY(scratch.write("probe.cpp", "int main() { return 0; }\n"));
   util::RunOptions options;
@@ -28,7 +27,8 @@ util::Result<std::string> job_list(const std::string& prefix,
     auto r,
     util::run({ prefix + "/" + invoked, "-###", "-c", "probe.cpp", "-o", "probe.o" }, options));
   std::string text = fmt::format("exit {}\n{}", r.exit_code, r.err);
-  replace_all(text, real_exe, original_exe);
+  for (const auto& [real_exe, original_exe] : renames)
+    replace_all(text, real_exe, original_exe);
   replace_all(text, scratch.path(), "$SCRATCH");
   return text;
 }
@@ -36,10 +36,9 @@ util::Result<std::string> job_list(const std::string& prefix,
 util::Result<std::map<std::string, std::string>> record_job_lists(const std::string& prefix,
                                                                   const WrapTarget& target) {
   std::map<std::string, std::string> lists;
-  auto exe = prefix + "/" + target.path;
-  TRY_ASSIGN(lists[target.path], job_list(prefix, target.path, exe, exe));
+  TRY_ASSIGN(lists[target.path], job_list(prefix, target.path, {}));
   for (const auto& alias : target.aliases) {
-    TRY_ASSIGN(lists[alias.path], job_list(prefix, alias.path, exe, exe));
+    TRY_ASSIGN(lists[alias.path], job_list(prefix, alias.path, {}));
   }
   return lists;
 }

@@ -115,11 +115,14 @@ void check_files(const util::Dir& prefix_dir,
 }
 
 void check_job_lists(const Manifest& m, const WrappedCompiler& c, std::vector<Check>& out) {
-  auto real_exe = m.prefix + "/" + c.real;
-  auto original_exe = m.prefix + "/" + c.path;
+  // Every wrapped compiler's .real by its original name: a launcher (ROCm's amdllvm) runs
+  // another wrapped compiler, whose original the nested shim then runs.
+  std::vector<Rename> renames;
+  for (const auto& wrapped : m.compilers)
+    renames.push_back({ m.prefix + "/" + wrapped.real, m.prefix + "/" + wrapped.path });
   std::size_t same = 0;
   for (const auto& [invoked, recorded] : c.job_lists) {
-    auto now = job_list(m.prefix, invoked, real_exe, original_exe);
+    auto now = job_list(m.prefix, invoked, renames);
     if (!now) {
       out.push_back({ invoked, "behaviour", Outcome::fail, now.error().message });
     } else if (*now != recorded) {

@@ -1,5 +1,7 @@
+#include <algorithm>
 #include <fstream>
 #include <shimctl/core/cache_backend.hpp>
+#include <shimctl/core/layout.hpp>
 #include <shimctl/core/scratch.hpp>
 #include <shimctl/core/shim_config.hpp>
 #include <shimctl/core/transaction.hpp>
@@ -40,7 +42,31 @@ bool is_cxx_name(const std::string& path) {
   return util::split_relative(path).second.find("++") != std::string::npos;
 }
 
-Probe probe_for(const WrappedCompiler& c, const VerifyOptions& options) {
+// The name to compile through: the wrapped file itself when the layout names it as a
+// compiler, else the first of its aliases the layout names (ROCm's amdllvm is a launcher
+// that works only as amdclang or amdclang++).
+std::string invoked_name(const Context& context, const Manifest& m, const WrappedCompiler& c) {
+  auto layouts = load_layouts(context.layouts_dir);
+  if (!layouts)
+    return c.path;
+  auto it = std::find_if(
+    layouts->begin(), layouts->end(), [&](const Layout& l) { return l.name == m.layout; });
+  if (it == layouts->end())
+    return c.path;
+  auto named = [&](const std::string& path) {
+    return std::any_of(it->compilers.begin(), it->compilers.end(), [&](const CompilerSpec& spec) {
+      return spec.path == path;
+    });
+  };
+  if (named(c.path))
+    return c.path;
+  for (const auto& alias : c.aliases)
+    if (named(alias.path))
+      return alias.path;
+  return c.path;
+}
+
+Probe probe_for(const std::string& invoked, const WrappedCompiler& c, const VerifyOptions& options) {
   switch (c.verify) {
     case VerifyKind::hip:
       return { "k.hip", hip_source, { "-x", "hip", "--offload-arch=" + options.offload_arch } };
@@ -49,14 +75,9 @@ Probe probe_for(const WrappedCompiler& c, const VerifyOptions& options) {
     case VerifyKind::c_cxx:
       break;
   }
-  if (is_cxx_name(c.path))
+  if (is_cxx_name(invoked))
     return { "x.cpp", cxx_source, {} };
   return { "x.c", c_source, {} };
-}
-
-std::string last_block(const std::string& log) {
-  auto pos = log.rfind("# ");
-  return pos == std::string::npos ? log : log.substr(pos);
 }
 
 std::string read_text(const std::string& path) {
@@ -132,6 +153,32 @@ std::string sccache_reasons(const util::Result<CacheStats>& before,
 
 } // namespace
 
+CcacheLogOutcome ccache_log_outcome(const std::string& log) {
+  // Every ccache 4.x logs this line when it hands out a stored result (direct, preprocessed or
+  // remote); "Result: X" lines follow only where statistics are on (4.7), so they name a miss.
+  if (log.find("Succeeded getting cached result") != std::string::npos)
+    return { true, "" };
+  if (log.empty())
+    return { false, "ccache wrote no log (was ccache run at all?)" };
+  std::vector<std::string> reasons;
+  std::istringstream in(log);
+  for (std::string line; std::getline(in, line);) {
+    auto text = line.substr(line.find("] ") == std::string::npos ? 0 : line.find("] ") + 2);
+    bool telling = text.starts_with("Result: ") || text.starts_with("Disabling ") ||
+                   text.starts_with("Failed ") || text.find("not cacheable") != std::string::npos ||
+                   text.find("unsupported") != std::string::npos ||
+                   text.find("Unsupported") != std::string::npos;
+    if (telling && std::find(reasons.begin(), reasons.end(), text) == reasons.end())
+      reasons.push_back(text);
+  }
+  if (reasons.empty())
+    return { false, "ccache's log shows no stored result was used (a miss)" };
+  std::string why;
+  for (const auto& r : reasons)
+    why += (why.empty() ? "" : "; ") + r;
+  return { false, why.size() > 300 ? why.substr(0, 300) + "..." : why };
+}
+
 std::string read_events(const util::Dir& prefix_dir) {
   auto state = prefix_dir.open_relative(state_dir_name);
   if (!state)
@@ -155,24 +202,23 @@ void verify_compiles(const Context& context,
                      const WrappedCompiler& c,
                      const VerifyOptions& options,
                      std::vector<Check>& out) {
-  (void)context;
-  auto probe = probe_for(c, options);
-  auto compiler = m.prefix + "/" + c.path;
+  auto invoked = invoked_name(context, m, c);
+  auto probe = probe_for(invoked, c, options);
+  auto compiler = m.prefix + "/" + invoked;
   auto env = shim_environment(m.cache, m.fingerprint.sha256, identity_paths(m));
   util::RunOptions run_options;
   run_options.env = tool_environment(env);
   run_options.env["SHIMCTL_DISABLE"] = std::nullopt;
   run_options.env["SHIMCTL_ACTIVE"] = std::nullopt;
-  auto stats_log = ScratchDir::create("statslog");
-  if (!stats_log) {
-    out.push_back({ c.path, "compile", Outcome::fail, stats_log.error().message });
+  auto log_dir = ScratchDir::create("ccachelog");
+  if (!log_dir) {
+    out.push_back({ c.path, "compile", Outcome::fail, log_dir.error().message });
     return;
   }
-  auto log_path = stats_log->file("stats.log");
   auto shim_options = run_options;
   if (m.cache.kind == "ccache") {
-    // Evidence per invocation; the users' counters are left exactly as they were.
-    shim_options.env["CCACHE_STATSLOG"] = log_path;
+    // The users' counters are left exactly as they were. Evidence per invocation comes from
+    // ccache's debug log: ccache >= 4.10 writes no stats log when stats are off.
     shim_options.env["CCACHE_NOSTATS"] = "1";
   }
 
@@ -186,7 +232,11 @@ void verify_compiles(const Context& context,
     return;
   }
   auto before = read_stats(m.cache, run_options);
-  auto warm = compile_in_fresh_dir(compiler, probe, shim_options, true);
+  auto log_path = log_dir->file("ccache.log");
+  auto warm_options = shim_options;
+  if (m.cache.kind == "ccache")
+    warm_options.env["CCACHE_LOGFILE"] = log_path;
+  auto warm = compile_in_fresh_dir(compiler, probe, warm_options, true);
   if (!warm || !warm->result.ok()) {
     out.push_back({ c.path,
                     "compile",
@@ -202,18 +252,12 @@ void verify_compiles(const Context& context,
       fmt::format("{} through the shim: {} bytes of object", probe.file, warm->object.size()) });
 
   if (m.cache.kind == "ccache") {
-    auto block = last_block(read_text(log_path));
-    bool hit = block.find("direct_cache_hit") != std::string::npos ||
-               block.find("preprocessed_cache_hit") != std::string::npos;
-    std::string outcome =
-      block.find('\n') == std::string::npos ? "" : block.substr(block.find('\n') + 1);
-    std::replace(outcome.begin(), outcome.end(), '\n', ' ');
+    auto outcome = ccache_log_outcome(read_text(log_path));
     out.push_back({ c.path,
                     "cache hit",
-                    hit ? Outcome::pass : Outcome::fail,
-                    hit ? "the repeat compile was a cache hit (ccache stats log)"
-                        : "the repeat compile was not a cache hit: " +
-                            (outcome.empty() ? std::string("no stats log entry") : outcome) });
+                    outcome.hit ? Outcome::pass : Outcome::fail,
+                    outcome.hit ? "the repeat compile was a cache hit (ccache's log)"
+                                : "the repeat compile was not a cache hit: " + outcome.why });
   } else {
     auto after = read_stats(m.cache, run_options);
     if (before && after && after->hits() > before->hits())
@@ -251,9 +295,9 @@ void verify_compiles(const Context& context,
   }
 
   if (c.verify == VerifyKind::c_cxx) {
-    check_link_and_run(m.prefix, c.path, probe, out);
+    check_link_and_run(m.prefix, invoked, probe, out);
     for (const auto& alias : c.aliases) {
-      if (is_cxx_name(alias.path) && !is_cxx_name(c.path)) {
+      if (is_cxx_name(alias.path) && !is_cxx_name(invoked)) {
         Probe cxx{ "x.cpp", cxx_source, {} };
         check_link_and_run(m.prefix, alias.path, cxx, out);
       }
