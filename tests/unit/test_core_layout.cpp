@@ -1,6 +1,7 @@
 #include "temp_dir.hpp"
 
 #include <algorithm>
+#include <shimctl/core/fingerprint.hpp>
 #include <shimctl/core/layout.hpp>
 #include <shimctl/util/dir.hpp>
 
@@ -182,6 +183,26 @@ TEST_CASE("the layouts shipped in manifests/layouts load and are sane") {
   const auto& therock = find_layout(*layouts, "therock");
   for (const auto& c : therock.compilers)
     CHECK(c.path.starts_with("_rocm_sdk_devel/"));
+}
+
+TEST_CASE("rocm identity globs find device libraries in every known place") {
+  auto layouts = core::load_layouts(std::string(SHIMCTL_SOURCE_DIR) + "/manifests/layouts");
+  REQUIRE(layouts);
+  const auto& rocm = find_layout(*layouts, "rocm");
+  auto p = make_temp_dir();
+  // ROCm <= 5, ROCm 6 (resource dir with lib/), ROCm 7 (no lib/). A distribution's places
+  // (Debian: /usr/lib/<triplet>/amdgcn, /usr/lib/llvm-N/lib/clang/N/amdgcn) come from
+  // hipcc's job list (core/job_inputs.hpp), not from globs.
+  std::vector<std::string> bitcode{ "amdgcn/bitcode/ocml.bc",
+                                    "lib/llvm/lib/clang/19/lib/amdgcn/bitcode/ocml.bc",
+                                    "lib/llvm/lib/clang/21/amdgcn/bitcode/ocml.bc" };
+  for (const auto& bc : bitcode)
+    write_text(p + "/" + bc, bc);
+  write_text(p + "/bin/hipcc", "#!/bin/sh\n");
+  auto files = core::identity_files(p, rocm.identity, { "bin/hipcc" });
+  for (const auto& bc : bitcode)
+    CHECK_MESSAGE(std::find(files.begin(), files.end(), bc) != files.end(), bc);
+  CHECK(std::find(files.begin(), files.end(), "bin/hipcc.real") != files.end());
 }
 
 TEST_SUITE_END();

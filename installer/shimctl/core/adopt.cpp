@@ -67,10 +67,10 @@ util::Status rewrite_identity(const Context& context,
   std::vector<std::string> wrapped;
   for (const auto& c : old.compilers)
     wrapped.push_back(c.path);
-  auto files = identity_files(old.prefix, layout->identity, wrapped);
-  context.progress(fmt::format("fingerprinting {} toolchain files", files.size()));
+  TRY_ASSIGN(auto found, toolchain_files(old.prefix, *layout, wrapped));
+  context.progress(fmt::format("fingerprinting {} toolchain files", found.files.size()));
   TRY_ASSIGN(updated.fingerprint,
-             compute_fingerprint(old.prefix, files, false, fingerprint_meter(context)));
+             compute_fingerprint(old.prefix, found.files, false, fingerprint_meter(context)));
 
   auto old_env = shim_environment(old.cache, old.fingerprint.sha256, identity_paths(old));
   auto new_env =

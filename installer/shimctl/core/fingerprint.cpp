@@ -18,8 +18,9 @@ std::string Fingerprint::cache_key(const std::string& layout) const {
 
 std::vector<std::string> identity_files(const std::string& prefix,
                                         const std::vector<std::string>& patterns,
-                                        const std::vector<std::string>& wrapped) {
-  std::set<std::string> files;
+                                        const std::vector<std::string>& wrapped,
+                                        const std::vector<std::string>& reported) {
+  std::set<std::string> files(reported.begin(), reported.end());
   for (const auto& pattern : patterns) {
     glob_t g{};
     if (::glob((prefix + "/" + pattern).c_str(), 0, nullptr, &g) == 0) {
@@ -47,7 +48,7 @@ std::vector<std::string> identity_files(const std::string& prefix,
   // name, elsewhere (the system's) by their absolute path.
   std::vector<std::string> executables;
   for (const auto& file : files) {
-    auto full = prefix + "/" + file;
+    auto full = input_path(prefix, file);
     if (file.ends_with(real_suffix) && ::access(full.c_str(), F_OK) != 0)
       full.resize(full.size() - real_suffix.size()); // before install: the original
     executables.push_back(full);
@@ -63,6 +64,21 @@ std::vector<std::string> identity_files(const std::string& prefix,
 
 std::string input_path(const std::string& prefix, const std::string& path) {
   return path.starts_with("/") ? path : prefix + "/" + path;
+}
+
+util::Result<ToolchainFiles> toolchain_files(const std::string& prefix,
+                                             const Layout& layout,
+                                             const std::vector<std::string>& wrapped) {
+  std::vector<ProbeTarget> probes;
+  for (const auto& c : layout.compilers) {
+    struct stat st {};
+    if (::stat((prefix + "/" + c.path).c_str(), &st) == 0 && S_ISREG(st.st_mode))
+      probes.push_back({ c.path, c.family });
+  }
+  ToolchainFiles result;
+  TRY_ASSIGN(result.reported, probe_job_inputs(prefix, probes, wrapped));
+  result.files = identity_files(prefix, layout.identity, wrapped, result.reported.files);
+  return result;
 }
 
 std::string combine_inputs(const std::vector<IdentityInput>& inputs) {

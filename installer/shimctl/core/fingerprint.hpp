@@ -1,11 +1,14 @@
 // The toolchain fingerprint: SHA-256 over the contents of every file that
 // decides a compile's output (compilers, linkers, bundlers, device libraries,
-// version files), as listed by the layout's identity patterns.
+// version files): the layout's identity patterns, plus what the toolchain's
+// own `-###` job lists show it runs and reads (core/job_inputs.hpp).
 #pragma once
 
 #include <functional>
 #include <shimctl/core/context.hpp>
 #include <shimctl/core/discovery.hpp>
+#include <shimctl/core/job_inputs.hpp>
+#include <shimctl/core/layout.hpp>
 #include <shimctl/util/error.hpp>
 #include <string>
 #include <vector>
@@ -30,12 +33,28 @@ struct Fingerprint {
 };
 
 // Files matched by the identity patterns, relative to the prefix, with every
-// wrapped compiler replaced by its .real, and the shared libraries their
-// executables load (absolute when outside the prefix). WRAPPED lists the
-// paths of the wrapped compilers (relative).
-[[nodiscard]] std::vector<std::string> identity_files(const std::string& prefix,
-                                                      const std::vector<std::string>& patterns,
-                                                      const std::vector<std::string>& wrapped);
+// wrapped compiler replaced by its .real, the REPORTED inputs (named the same
+// way: relative, or absolute outside the prefix), and the shared libraries
+// all their executables load (absolute when outside the prefix). WRAPPED
+// lists the paths of the wrapped compilers (relative).
+[[nodiscard]] std::vector<std::string> identity_files(
+  const std::string& prefix,
+  const std::vector<std::string>& patterns,
+  const std::vector<std::string>& wrapped,
+  const std::vector<std::string>& reported = {});
+
+struct ToolchainFiles {
+  std::vector<std::string> files; // the fingerprint's inputs (identity_files)
+  JobInputs reported;             // what the job lists showed, per compiler
+};
+
+// identity_files with the job-list inputs of every HIP-capable compiler
+// LAYOUT lists that exists in PREFIX, wrapped or not: the fingerprint does
+// not depend on which compilers are wrapped. Never runs a compile through a
+// shim (core/job_inputs.hpp).
+[[nodiscard]] util::Result<ToolchainFiles> toolchain_files(const std::string& prefix,
+                                                           const Layout& layout,
+                                                           const std::vector<std::string>& wrapped);
 
 // An input's path on disk: PREFIX/PATH, or PATH itself when absolute.
 [[nodiscard]] std::string input_path(const std::string& prefix, const std::string& path);

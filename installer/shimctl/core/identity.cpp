@@ -26,19 +26,19 @@ util::Result<Identity> current_identity(const Context& context,
       return fail(
         ExitCode::corrupt, "the manifest names an unknown layout '{}'", session.manifest->layout);
     Identity id{ layout->name, {} };
-    auto files = identity_files(session.prefix, layout->identity, wrapped);
+    TRY_ASSIGN(auto found, toolchain_files(session.prefix, *layout, wrapped));
     TRY_ASSIGN(id.fingerprint,
-               compute_fingerprint(session.prefix, files, false, fingerprint_meter(context)));
+               compute_fingerprint(session.prefix, found.files, false, fingerprint_meter(context)));
     return id;
   }
   TRY_ASSIGN(auto toolchain, discover(session.prefix, layouts, {}));
   for (const auto& t : toolchain.targets)
     wrapped.push_back(t.path);
   Identity id{ toolchain.layout.name, {} };
-  auto files = identity_files(session.prefix, toolchain.layout.identity, wrapped);
+  TRY_ASSIGN(auto found, toolchain_files(session.prefix, toolchain.layout, wrapped));
   TRY_ASSIGN(
     id.fingerprint,
-    compute_fingerprint(session.prefix, files, before_install, fingerprint_meter(context)));
+    compute_fingerprint(session.prefix, found.files, before_install, fingerprint_meter(context)));
   return id;
 }
 

@@ -110,9 +110,27 @@ util::Status refuse_foreign_reals(const util::Dir& prefix_dir, const Toolchain& 
   return {};
 }
 
+// The fingerprint's inputs: the layout's patterns and what the compilers'
+// job lists show. A wrapped hipcc whose job list links no device library is
+// refused: the cache key could not follow the bitcode, and a changed device
+// library would be served stale objects.
+util::Result<std::vector<std::string>> planned_identity_files(const Context& context,
+                                                              const Toolchain& toolchain) {
+  std::vector<std::string> wrapped;
+  for (const auto& t : toolchain.targets)
+    wrapped.push_back(t.path);
+  context.progress("probing the compilers' job lists for identity inputs");
+  TRY_ASSIGN(auto found, toolchain_files(toolchain.prefix, toolchain.layout, wrapped));
+  if (auto missing = missing_device_libraries(toolchain.prefix, found.reported, wrapped);
+      !missing.empty())
+    return fail(ExitCode::usage, "{}", missing);
+  return found.files;
+}
+
 util::Result<Manifest> plan_manifest(const Context& context,
                                      const util::Dir& prefix_dir,
                                      const Toolchain& toolchain,
+                                     const std::vector<std::string>& files,
                                      const CacheSettings& cache,
                                      const std::string& shim_bytes) {
   Manifest m;
@@ -123,10 +141,6 @@ util::Result<Manifest> plan_manifest(const Context& context,
   m.cache = cache;
   m.shim_sha256 = util::sha256_hex(shim_bytes);
   m.shim_size = shim_bytes.size();
-  std::vector<std::string> wrapped;
-  for (const auto& t : toolchain.targets)
-    wrapped.push_back(t.path);
-  auto files = identity_files(toolchain.prefix, toolchain.layout.identity, wrapped);
   context.progress(fmt::format("fingerprinting {} toolchain files", files.size()));
   TRY_ASSIGN(m.fingerprint,
              compute_fingerprint(toolchain.prefix, files, true, fingerprint_meter(context)));
@@ -201,6 +215,7 @@ util::Result<InstallResult> install(const Context& context, const InstallOptions
   TRY_ASSIGN(auto toolchain, discover(existing.prefix, layouts, discovery));
   result.notes = toolchain.notes;
   TRY(refuse_foreign_reals(existing.dir, toolchain));
+  TRY_ASSIGN(auto files, planned_identity_files(context, toolchain));
   TRY_ASSIGN(auto cache,
              find_cache_tool(options.cache_kind.value_or("ccache"), options.cache_tool));
   TRY_ASSIGN(cache.dir, absolute_cache_dir(options.cache_dir));
@@ -216,7 +231,8 @@ util::Result<InstallResult> install(const Context& context, const InstallOptions
       context.progress(shared.action);
   }
   TRY_ASSIGN(auto shim_bytes, read_shim_binary(context));
-  TRY_ASSIGN(result.manifest, plan_manifest(context, existing.dir, toolchain, cache, shim_bytes));
+  TRY_ASSIGN(result.manifest,
+             plan_manifest(context, existing.dir, toolchain, files, cache, shim_bytes));
   TRY(plan_diversions(result.manifest, options.divert, result.notes));
   Journal journal{
     "install", Recovery::undo, result.manifest.shim_sha256, install_steps(result.manifest)
