@@ -814,6 +814,118 @@ static void log_event(const char* event, const char* reason) {
   close(fd);
 }
 
+/* log_event, unless the end of events.log already holds the same event and reason: a file
+ * that every compile in a directory finds is reported once, not once per compile. */
+static void log_event_once(const char* event, const char* reason) {
+  static char tail[16384];
+  char path[PATH_MAX], needle[PATH_MAX + 256];
+  size_t needle_len =
+    concat(needle, sizeof needle, " ", event, " ", cache_path, " ", reason, "\n", NULL);
+  if (state_dir && needle_len < sizeof needle &&
+      concat(path, sizeof path, state_dir, "/events.log", NULL) < sizeof path) {
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    ssize_t n = -1;
+    struct stat st;
+    if (fd >= 0 && fstat(fd, &st) == 0)
+      n = pread(fd,
+                tail,
+                sizeof tail,
+                st.st_size > (off_t)sizeof tail ? st.st_size - (off_t)sizeof tail : 0);
+    if (fd >= 0)
+      close(fd);
+    if (n > 0 && memmem(tail, (size_t)n, needle, needle_len))
+      return;
+  }
+  log_event(event, reason);
+}
+
+/* ---- ccache's directory configuration files ---------------------------------------------
+ * ccache >= 4.13 also reads the first ccache.conf it finds in the compile's working directory
+ * or a parent (it stops at $HOME, its ceiling_dirs, a directory holding .git, a mount point,
+ * another user's directory). Such a file outranks the cache's own ccache.conf, though not the
+ * environment: it could switch the cache off (disable), take the directory out of the key of a
+ * -g compile (hash_dir = false), drop options from the key (ignore_options), or fail every
+ * compile (an option this ccache does not know, or one a directory file may not set). A shimmed
+ * compile reads none: CCACHE_CEILING_DIRS names the working directory, where ccache stops before
+ * reading (ccache < 4.13 ignores the variable). A file that is there is reported once in
+ * events.log. ccache splits ceiling_dirs at ':', so a working directory with a ':' cannot be
+ * named: if a ccache.conf is there, that compile runs uncached. */
+
+/* DIR (LEN bytes) is where ccache stops looking: $HOME or one of the caller's ceiling dirs. */
+static bool is_ceiling(const char* dir, size_t len) {
+  const char* lists[] = { getenv("HOME"), getenv("CCACHE_CEILING_DIRS") };
+  for (int i = 0; i < 2; i++)
+    for (const char* p = lists[i]; p && *p;) {
+      const char* end = i == 0 ? p + strlen(p) : strchrnul(p, ':');
+      size_t n = (size_t)(end - p);
+      while (n > 1 && p[n - 1] == '/')
+        n--;
+      if (n == len && memcmp(p, dir, len) == 0)
+        return true;
+      p = *end ? end + 1 : end;
+    }
+  return false;
+}
+
+/* The first ccache.conf in DIR or a parent, into FOUND; false if none. It may find a file
+ * ccache would not read (it does not stop at .git or a mount point), never the reverse. */
+static bool find_directory_config(const char* dir, char found[PATH_MAX]) {
+  size_t len = strlen(dir);
+  if (len == 0 || len >= PATH_MAX)
+    return false;
+  memcpy(found, dir, len + 1);
+  struct stat st;
+  for (;;) {
+    if (is_ceiling(found, len))
+      return false;
+    if (concat(found + len, PATH_MAX - len, len == 1 ? "" : "/", "ccache.conf", NULL) <
+          PATH_MAX - len &&
+        stat(found, &st) == 0)
+      return true;
+    if (len == 1)
+      return false;
+    found[len] = '\0';
+    char* slash = strrchr(found, '/');
+    len = slash == found ? 1 : (size_t)(slash - found);
+    found[len] = '\0';
+  }
+}
+
+/* Names the working directory in CCACHE_CEILING_DIRS (in cache_env). False when it cannot and
+ * a ccache.conf may be read: *REASON says why; the compile must run uncached. */
+static bool pin_directory_config(const char** reason) {
+  static char cwd[PATH_MAX], found[PATH_MAX], entry[sizeof "CCACHE_CEILING_DIRS=" + PATH_MAX];
+  if (!getcwd(cwd, sizeof cwd) || cwd[0] != '/') {
+    *reason = "(working directory unknown)";
+    return false;
+  }
+  bool present = find_directory_config(cwd, found);
+  if (strchr(cwd, ':')) {
+    *reason = found;
+    return !present;
+  }
+  if (present) {
+    if (trace)
+      say("ignoring ", found, " (ccache directory configuration)", NULL);
+    log_event_once("ccache-conf-ignored", found);
+  }
+  const size_t name_len = sizeof "CCACHE_CEILING_DIRS=" - 1;
+  concat(entry, sizeof entry, "CCACHE_CEILING_DIRS=", cwd, NULL);
+  long at = find_env(entry, name_len);
+  char* value = entry;
+  if (at >= 0 && cache_env[at][name_len] != '\0')
+    value = joined_value(cache_env[at], cwd); /* the caller's ceilings stay */
+  if (value && at >= 0) {
+    cache_env[at] = value;
+  } else if (value && push_env(value)) {
+    cache_env[cache_env_count] = NULL;
+  } else {
+    *reason = "(environment too large)";
+    return false;
+  }
+  return true;
+}
+
 static bool is_fingerprint(const char* s) {
   for (int i = 0; i < 64; i++)
     if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
@@ -1012,6 +1124,15 @@ int main(int argc, char** argv) {
     say("target key ", target_key, NULL);
   if (build_cache_environment() &&
       build_cache_arguments(argc, argv, compiler_for_cache(argv0, invoked, known))) {
+    const char* unpinned = NULL;
+    if (cache_is_ccache && !pin_directory_config(&unpinned)) {
+      log_event_once("ccache-conf-unpinned", unpinned);
+      if (env_is("SHIMCTL_STRICT", "1")) {
+        say("cannot keep ccache from reading ", unpinned, STRICT_HINT, NULL);
+        return 1;
+      }
+      exec_original(real, compiler->arg1, argv);
+    }
     const char* unwritable = unwritable_ccache_dir();
     if (unwritable) {
       log_event("cache-dir-unwritable", unwritable);

@@ -63,6 +63,20 @@ std::string snapshot_text(const core::StatusReport& r) {
                      s.fingerprint.substr(0, 16));
 }
 
+// "ccache 4.14.2 (12 entries), ccache 4.7.5 (3 entries)": who wrote the cache's entries.
+std::string writers_text(const core::CacheWriters& w) {
+  if (w.entries == 0)
+    return "no entries yet";
+  std::string out;
+  for (const auto& [version, count] : w.versions)
+    out += fmt::format("{}ccache {} ({} entries)", out.empty() ? "" : ", ", version, count);
+  if (w.unknown)
+    out += fmt::format("{}{} without a ccache header", out.empty() ? "" : ", ", w.unknown);
+  if (w.read < w.entries)
+    out += fmt::format(" (a sample of {} of {} entries)", w.read, w.entries);
+  return out;
+}
+
 } // namespace
 
 std::string status_text(const core::StatusReport& r) {
@@ -79,6 +93,8 @@ std::string status_text(const core::StatusReport& r) {
       "remote:      {}{}\n", *m.cache.remote, m.cache.remote_read_only ? " (read-only)" : "");
   if (r.stats)
     out += fmt::format("statistics:  {} hits, {} misses\n", r.stats->hits(), r.stats->misses());
+  if (r.writers)
+    out += "written by:  " + writers_text(*r.writers) + "\n";
   out += fmt::format(
     "fingerprint: {} ({} inputs){}\n",
     m.fingerprint.sha256.substr(0, 16),
@@ -108,6 +124,11 @@ nlohmann::json status_json(const core::StatusReport& r) {
                  { "location", r.cache_location } };
   if (r.stats)
     j["cache"]["stats"] = { { "hits", r.stats->hits() }, { "misses", r.stats->misses() } };
+  if (r.writers)
+    j["cache"]["writers"] = { { "versions", r.writers->versions },
+                              { "entries", r.writers->entries },
+                              { "read", r.writers->read },
+                              { "unknown", r.writers->unknown } };
   j["fingerprint"] = m.fingerprint.sha256;
   j["changed_inputs"] = r.changed;
   j["identity_snapshot"] = { { "present", r.snapshot.present },

@@ -1,4 +1,5 @@
 #include <cstdlib>
+#include <filesystem>
 #include <nlohmann/json.hpp>
 #include <shimctl/core/cache_backend.hpp>
 #include <shimctl/core/sccache_server.hpp>
@@ -117,6 +118,14 @@ std::map<std::string, std::optional<std::string>> tool_environment(const ShimEnv
     auto name = entry.substr(0, eq);
     if (!std::getenv(name.c_str()))
       out[name] = entry.substr(eq + 1);
+  }
+  // ccache >= 4.13 would read a ccache.conf in this directory or a parent: shimctl's own
+  // ccache calls read none, as the shim's do (shim/shimctl-shim.c, pin_directory_config).
+  std::error_code ec;
+  auto cwd = std::filesystem::current_path(ec).string();
+  if (!ec && cwd.starts_with("/") && cwd.find(':') == std::string::npos) {
+    const char* ceilings = std::getenv("CCACHE_CEILING_DIRS");
+    out["CCACHE_CEILING_DIRS"] = ceilings && *ceilings ? std::string(ceilings) + ":" + cwd : cwd;
   }
   return out;
 }

@@ -1,4 +1,7 @@
 #include <algorithm>
+#include <array>
+#include <filesystem>
+#include <fstream>
 #include <shimctl/core/adopt.hpp>
 #include <shimctl/core/shim_config.hpp>
 #include <shimctl/core/status.hpp>
@@ -6,6 +9,71 @@
 #include <shimctl/core/verify_compile.hpp>
 
 namespace shimctl::core {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+// The paths of the cache entries under CACHE_DIR: the files in its 16 top directories (0-f) and
+// below, other than ccache's bookkeeping (stats, CACHEDIR.TAG, locks, temporary files).
+std::vector<fs::path> entry_files(const std::string& cache_dir) {
+  std::vector<fs::path> files;
+  for (char top : std::string_view("0123456789abcdef")) {
+    std::error_code ec;
+    fs::recursive_directory_iterator it(
+      fs::path(cache_dir) / std::string(1, top), fs::directory_options::skip_permission_denied, ec);
+    for (; !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
+      auto name = it->path().filename().string();
+      std::error_code type_error;
+      if (it.depth() > 3 || !it->is_regular_file(type_error) || name == "stats" ||
+          name == "CACHEDIR.TAG" || name.ends_with(".lock") || name.ends_with(".alive") ||
+          name.find(".tmp") != std::string::npos)
+        continue;
+      files.push_back(it->path());
+    }
+  }
+  return files;
+}
+
+// The ccache version in the header of the entry FILE, "" when it has none.
+std::string writer_of(const fs::path& file) {
+  std::array<char, 16 + 255> header{};
+  std::ifstream in(file, std::ios::binary);
+  in.read(header.data(), header.size());
+  auto got = static_cast<std::size_t>(in.gcount());
+  if (got < 17 || static_cast<unsigned char>(header[0]) != 0xcc ||
+      static_cast<unsigned char>(header[1]) != 0xac)
+    return "";
+  auto length = static_cast<unsigned char>(header[15]);
+  if (length == 0 || got < 16 + std::size_t{ length })
+    return "";
+  std::string version(header.data() + 16, length);
+  for (char c : version)
+    if (c < 0x21 || c > 0x7e)
+      return "";
+  return version;
+}
+
+} // namespace
+
+CacheWriters cache_writers(const std::string& cache_dir, std::uint64_t limit) {
+  CacheWriters writers;
+  auto files = entry_files(cache_dir);
+  writers.entries = files.size();
+  if (files.empty() || limit == 0)
+    return writers;
+  // Every step-th entry: a sample spread over the whole cache (entries are spread by hash).
+  auto step = std::max<std::uint64_t>(1, (files.size() + limit - 1) / limit);
+  for (std::uint64_t i = 0; i < files.size() && writers.read < limit; i += step) {
+    ++writers.read;
+    auto version = writer_of(files[i]);
+    if (version.empty())
+      ++writers.unknown;
+    else
+      ++writers.versions[version];
+  }
+  return writers;
+}
 
 util::Result<StatusReport> status(const Context& context,
                                   const std::string& prefix,
@@ -41,6 +109,10 @@ util::Result<StatusReport> status(const Context& context,
   report.cache_location = cache_location(m.cache, options);
   if (auto stats = read_stats(m.cache, options))
     report.stats = *stats;
+  // A shared cache keeps its entries in the shared directory (ccache's file storage).
+  auto entries_dir = m.cache.shared_group && m.cache.dir ? *m.cache.dir : report.cache_location;
+  if (m.cache.kind == "ccache" && entries_dir.starts_with("/"))
+    report.writers = cache_writers(entries_dir, 20000);
   report.events = read_events(session.dir);
   report.changed = changed_identity_inputs(m);
   report.snapshot = snapshot_state(m);

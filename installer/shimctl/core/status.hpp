@@ -2,6 +2,8 @@
 // lives and its hit/miss counts, and anything that needs attention.
 #pragma once
 
+#include <cstdint>
+#include <map>
 #include <optional>
 #include <shimctl/core/cache_backend.hpp>
 #include <shimctl/core/context.hpp>
@@ -18,6 +20,19 @@ struct CompilerStatus {
   std::size_t aliases = 0;
 };
 
+// Which ccache versions wrote the entries of a cache directory. Every result and manifest file
+// (ccache >= 4.6) starts with a header that names the ccache version that wrote it: magic
+// 0xccac, format version, type, compression type and level, self-contained flag, creation
+// time (8 bytes), then the version as one length byte and the text, all before the compressed
+// payload. Up to LIMIT entries are read, spread evenly over the cache when it has more.
+struct CacheWriters {
+  std::map<std::string, std::uint64_t> versions; // "4.14.2" -> entries read that it wrote
+  std::uint64_t entries = 0;                     // cache entries found
+  std::uint64_t read = 0;                        // entries whose header was read
+  std::uint64_t unknown = 0;                     // read, but no ccache entry header
+};
+[[nodiscard]] CacheWriters cache_writers(const std::string& cache_dir, std::uint64_t limit);
+
 struct StatusReport {
   std::string prefix;
   bool installed = false;
@@ -25,9 +40,10 @@ struct StatusReport {
   std::vector<CompilerStatus> compilers;
   std::string cache_location;
   std::optional<CacheStats> stats;
-  std::string events;               // one-line summary of shim events
-  std::vector<std::string> changed; // identity inputs changed since install
-  SnapshotState snapshot;           // what the shim keys compiles by
+  std::optional<CacheWriters> writers; // ccache: the versions that wrote the local entries
+  std::string events;                  // one-line summary of shim events
+  std::vector<std::string> changed;    // identity inputs changed since install
+  SnapshotState snapshot;              // what the shim keys compiles by
   std::string recovered;
 };
 
