@@ -66,7 +66,9 @@ std::string invoked_name(const Context& context, const Manifest& m, const Wrappe
   return c.path;
 }
 
-Probe probe_for(const std::string& invoked, const WrappedCompiler& c, const VerifyOptions& options) {
+Probe probe_for(const std::string& invoked,
+                const WrappedCompiler& c,
+                const VerifyOptions& options) {
   switch (c.verify) {
     case VerifyKind::hip:
       return { "k.hip", hip_source, { "-x", "hip", "--offload-arch=" + options.offload_arch } };
