@@ -20,7 +20,7 @@ SUITE_TMP=$(mktemp -d /tmp/shimctl-it.XXXXXX)
 scrub_env() {
   local v
   for v in $(env | sed -n 's/^\(\(SHIMCTL\|CCACHE\|SCCACHE\)_[A-Za-z0-9_]*\)=.*/\1/p'); do
-    unset "$v"
+    [ "$v" = SHIMCTL_TEST_PRIVATE_NS ] || unset "$v" # the suite's namespace stays the suite's
   done
 }
 
@@ -69,14 +69,30 @@ expect_perm() { # path octal
   [ "$p" = "$2" ] || { fail "mode of $1: expected $2, got $p"; return 1; }
 }
 
-# A listing of a tree: type, mode, owner, link target, SHA-256 of regular files.
+# A listing of a tree: type, mode, owner, link target, SHA-256 of regular files. One python3
+# process (a shell loop started several processes per entry: 13 s for the ROCm-7 prefix).
 tree_listing() {
-  (cd "$1" && find . -path ./.shimctl -prune -o -print0 | sort -z | while IFS= read -r -d '' f; do
-    if [ -L "$f" ]; then echo "L $f -> $(readlink "$f") $(stat -c '%u:%g' "$f")"
-    elif [ -d "$f" ]; then echo "D $f $(stat -c '%a %u:%g' "$f")"
-    else echo "F $f $(stat -c '%a %u:%g %s' "$f") $(sha256sum < "$f" | cut -c1-64)"
-    fi
-  done)
+  python3 - "$1" <<'PY'
+import hashlib, os, stat, subprocess, sys
+os.chdir(sys.argv[1])
+names = subprocess.run(["sh", "-c", "find . -path ./.shimctl -prune -o -print0 | sort -z"],
+                       capture_output=True, check=True).stdout.split(b"\0")[:-1]
+out = sys.stdout.buffer
+for n in names:
+    st = os.lstat(n)
+    own = b"%d:%d" % (st.st_uid, st.st_gid)
+    if stat.S_ISLNK(st.st_mode):
+        out.write(b"L %s -> %s %s\n" % (n, os.readlink(n), own))
+    elif stat.S_ISDIR(st.st_mode):
+        out.write(b"D %s %o %s\n" % (n, stat.S_IMODE(st.st_mode), own))
+    else:
+        h = hashlib.sha256()
+        with open(n, "rb") as f:
+            for block in iter(lambda: f.read(1 << 20), b""):
+                h.update(block)
+        out.write(b"F %s %o %s %d %s\n" % (n, stat.S_IMODE(st.st_mode), own, st.st_size,
+                                           h.hexdigest().encode()))
+PY
 }
 
 expect_same_tree() { # listing-file dir
@@ -101,8 +117,17 @@ expect_misses() { # dir expected
 }
 
 # Shared fixture prefixes are built once per suite under $SUITE_TMP.
-rocm_prefix() { # llvm-version [layout] -> prints path
+# rocm_prefix sid: the ROCm-7-shaped prefix (make-rocm-prefix --stack sid; inside the sid root).
+rocm_prefix() { # llvm-version [layout] | sid -> prints path
   local v=$1 layout=${2:-rocm} p
+  if [ "$v" = sid ]; then
+    p=$SUITE_TMP/fixture-rocm7
+    # Built aside and renamed: a failed build leaves no half prefix for the next test to reuse.
+    [ -d "$p" ] || { rm -rf "$p.new" && "$SCRIPTS/make-rocm-prefix" "$p.new" --stack sid >/dev/null &&
+      mv "$p.new" "$p"; } || return 1
+    echo "$p"
+    return 0
+  fi
   p=$SUITE_TMP/fixture-rocm$v-$layout
   [ -d "$p" ] || "$SCRIPTS/make-rocm-prefix" "$p" --llvm "$v" --layout "$layout" >/dev/null || return 1
   echo "$p"
@@ -114,11 +139,13 @@ finish_suite() {
   [ "$TESTS_FAILED" -eq 0 ]
 }
 
-# private_rocm_copy: P = a private copy of the shared clang-15 rocm fixture in $TEST_DIR,
-# CCACHE_DIR = $TEST_DIR/ccache, small C and C++ sources, and the listing of P in ./before.
+# private_rocm_copy: P = a private copy of the shared clang-15 rocm fixture in $TEST_DIR (with
+# STACK=sid, set by a sid suite: the ROCm-7 fixture, rocm_prefix sid), CCACHE_DIR =
+# $TEST_DIR/ccache, small C and C++ sources, and the listing of P in ./before.
 private_rocm_copy() {
   local shared
-  shared=$(rocm_prefix 15) || fail "cannot build the rocm fixture"
+  if [ "${STACK:-debian12}" = sid ]; then shared=$(rocm_prefix sid)
+  else shared=$(rocm_prefix 15); fi || fail "cannot build the rocm fixture"
   P=$TEST_DIR/prefix
   cp -a "$shared" "$P"
   export CCACHE_DIR=$TEST_DIR/ccache

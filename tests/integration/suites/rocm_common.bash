@@ -14,9 +14,14 @@ rocm_requires() {
 HIP_ARGS=(-x hip --offload-arch=gfx90a -c k.hip -o k.o)
 
 # new_prefix [layout]: P = a private copy of the fixture prefix; CC = this test's cache dir.
+# With STACK=sid (a sid suite, LLVM=21) the fixture is the ROCm-7-shaped one (rocm_prefix sid).
 new_prefix() {
   local fixture
-  fixture=$(rocm_prefix "$LLVM" "${1:-rocm}") || fail "cannot build the clang-$LLVM fixture prefix"
+  if [ "${STACK:-debian12}" = sid ]; then
+    fixture=$(rocm_prefix sid) || fail "cannot build the ROCm-7 (sid) fixture prefix"
+  else
+    fixture=$(rocm_prefix "$LLVM" "${1:-rocm}") || fail "cannot build the clang-$LLVM fixture prefix"
+  fi
   P=$TEST_DIR/prefix
   CC=$TEST_DIR/ccache
   cp -a "$fixture" "$P" || fail "cannot copy $fixture"
@@ -40,7 +45,16 @@ EOF
 }
 
 # Counters of this test's cache: results = cache entries (files ending in R; manifests end in M).
-results_in() { find "$1" -type f -name '*R' 2>/dev/null | wc -l; }
+# Newer ccache (4.14.2 in sid) names entries by hash alone: there the entry header's fourth byte
+# gives the type (0 result, 1 manifest).
+results_in() {
+  local n f
+  n=$(find "$1" -type f -name '*R' 2>/dev/null | wc -l)
+  while IFS= read -r -d '' f; do
+    case $(od -A n -t x1 -N 4 "$f" | tr -d ' \n') in ccac??00) n=$((n + 1)) ;; esac
+  done < <(find "$1" -type f -regex '.*/[0-9a-f]+' -print0 2>/dev/null)
+  echo "$n"
+}
 hits_in() { echo $(($(ccache_stat "$1" direct_cache_hit) + $(ccache_stat "$1" preprocessed_cache_hit))); }
 
 is_shim() { cmp -s "$SHIM_BIN" "$1"; }

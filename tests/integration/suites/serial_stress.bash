@@ -1,13 +1,46 @@
 # Concurrency (issue 4): the prefix lock (fail at once naming the holder's pid, or --wait),
 # and live compiles through every wrapped name from two workers while install and rollback
 # alternate: zero failed compiles, zero objects that differ from the reference.
+# STACK (set by a suite that sources this file, as sid_serial_stress does) picks the toolchain:
+# debian12 (default) Debian 12's clang-15 ROCm 5.2 prefix; sid the ROCm-7 prefix (hipBin, clang-21).
+
+case ${STACK:=debian12} in
+  debian12)
+    stack_requires() { [ -x /usr/lib/llvm-15/bin/clang ] && [ -f /usr/bin/hipcc.pl ]; }
+    WRAPPED="bin/hipcc llvm/bin/clang" # the compilers install wraps
+    CLANG=llvm/bin/clang                   # the wrapped clang driver
+    SYSTEM_CLANG=/usr/lib/llvm-15/bin/clang # what the prefix's clang is a copy of
+    # The names the workers compile through; hipcc compiles the C++ source.
+    WORKER_NAMES="bin/hipcc llvm/bin/clang llvm/bin/clang++ llvm/bin/clang-15 llvm/bin/clang++-15
+      llvm/bin/amdclang llvm/bin/amdclang++"
+    HIPCC_SOURCE=x.cpp
+    ROUNDS=20 # install/rollback rounds under live compiles
+    ;;
+  sid)
+    stack_requires() {
+      [ -x /usr/lib/llvm-21/bin/clang ] && [ "$(head -c 4 /usr/bin/hipcc 2>/dev/null | tail -c 3)" = ELF ]
+    }
+    WRAPPED="bin/hipcc lib/llvm/bin/clang-21 lib/llvm/bin/amdllvm"
+    CLANG=lib/llvm/bin/clang-21
+    SYSTEM_CLANG=/usr/lib/llvm-21/bin/clang
+    # Also the ROCm 7 links bin/amdclang{,++} -> ../lib/llvm/bin/amdclang{,++} -> amdllvm.
+    # hipcc 7 compiles a .cpp as HIP (seconds per call, and the object embeds the -o path):
+    # it compiles the C source, through the wrapped clang all the same.
+    WORKER_NAMES="bin/hipcc llvm/bin/clang llvm/bin/clang++ llvm/bin/clang-21 llvm/bin/amdclang
+      llvm/bin/amdclang++ bin/amdclang bin/amdclang++"
+    HIPCC_SOURCE=x.c
+    ROUNDS=10 # an install costs seconds here (job lists, fingerprint): 30 shims placed, 30 restored
+    ;;
+  *) echo "serial_stress: unknown STACK=$STACK" >&2; exit 1 ;;
+esac
+WRAPPED_COUNT=$(echo $WRAPPED | wc -w)
 
 suite_requires() {
-  command -v ccache >/dev/null && command -v flock >/dev/null && [ -x /usr/lib/llvm-15/bin/clang ] &&
-    [ -f /usr/bin/hipcc.pl ] && [ -x "$SHIM_BIN" ] && [ -x "$SHIMCTL" ]
+  command -v ccache >/dev/null && command -v flock >/dev/null && stack_requires &&
+    [ -x "$SHIM_BIN" ] && [ -x "$SHIMCTL" ]
 }
 
-# stress_fixture: P = a private copy of the clang-15 rocm prefix; sources.
+# stress_fixture: P = a private copy of the STACK's rocm prefix; sources.
 stress_fixture() {
   private_rocm_copy
 }
@@ -61,14 +94,14 @@ test_wait_until_the_holder_leaves() {
   out=$("$SHIMCTL" rollback --wait 10 "$P" 2>&1) || fail "rollback --wait 10 failed: $out"
   t1=$(millis)
   [ $((t1 - t0)) -ge 1500 ] || fail "rollback --wait did not wait for the holder ($((t1 - t0)) ms)"
-  expect_contains "$out" "rolled back: 2 original(s)" "rollback --wait"
+  expect_contains "$out" "rolled back: $WRAPPED_COUNT original(s)" "rollback --wait"
   expect_same_tree before "$P"
   wait
   # Install waits too (the state directory exists, its lock is held).
   mkdir "$P/.shimctl"
   hold_lock 1
   out=$("$SHIMCTL" install --no-verify --wait 10 "$P" 2>&1) || fail "install --wait 10 failed: $out"
-  expect_contains "$out" "installed: 2 compiler(s)" "install --wait"
+  expect_contains "$out" "installed: $WRAPPED_COUNT compiler(s)" "install --wait"
   wait
   "$SHIMCTL" rollback "$P" > /dev/null || fail "rollback failed"
   expect_same_tree before "$P"
@@ -79,11 +112,13 @@ test_waiter_survives_the_state_dir_going_away() {
   stress_fixture
   "$SHIMCTL" install --no-verify "$P" > /dev/null || fail "install failed"
   # The holder does what a rollback does, by hand, and removes .shimctl while holding the lock.
-  hold_lock 1 "mv '$P/bin/hipcc.real' '$P/bin/hipcc'; mv '$P/llvm/bin/clang.real' '$P/llvm/bin/clang';
-    rm -f '$P/bin/.shimctl.conf' '$P/llvm/bin/.shimctl.conf'; rm -rf '$P/.shimctl'"
+  local undo="" f
+  for f in $WRAPPED; do undo+="mv '$P/$f.real' '$P/$f'; "; done
+  for f in $WRAPPED; do undo+="rm -f '$P/$(dirname "$f")/.shimctl.conf'; "; done
+  hold_lock 1 "$undo rm -rf '$P/.shimctl'"
   local out
   out=$("$SHIMCTL" install --no-verify --wait 10 "$P" 2>&1) || fail "install --wait 10 failed: $out"
-  expect_contains "$out" "installed: 2 compiler(s)" "install --wait after the state dir went away"
+  expect_contains "$out" "installed: $WRAPPED_COUNT compiler(s)" "install --wait after the state dir went away"
   wait
   [ -f "$P/.shimctl/manifest.json" ] || fail "no manifest after install"
   "$SHIMCTL" rollback "$P" > /dev/null || fail "rollback failed"
@@ -103,21 +138,21 @@ test_commands_wait_out_identity_helpers() {
   out=$("$SHIMCTL" rollback "$P" 2>&1) || fail "rollback while a helper held the lock: $out"
   t1=$(millis)
   [ $((t1 - t0)) -ge 1900 ] || fail "rollback did not wait for the helper (done $((t1 - t0)) ms after it took the lock)"
-  expect_contains "$out" "rolled back: 2 original(s)" "rollback after the helper"
+  expect_contains "$out" "rolled back: $WRAPPED_COUNT original(s)" "rollback after the helper"
   wait "$helper"
   expect_same_tree before "$P"
 }
 
-# hold_real: a clang started as $P/llvm/bin/clang.real that waits on its stdin until
+# hold_real: a clang started as $P/$CLANG.real that waits on its stdin until
 # $TEST_DIR/go exists, as a driver does between the jobs it runs. Sets HELD_PID.
 hold_real() {
   rm -f "$TEST_DIR/go"
   { while [ ! -e "$TEST_DIR/go" ]; do sleep 0.05; done; echo 'int held(void) { return 1; }'; } |
-    "$P/llvm/bin/clang.real" -x c -c - -o held.o &
+    "$P/$CLANG.real" -x c -c - -o held.o &
   HELD_PID=$!
   local i
   for ((i = 0; i < 100; i++)); do
-    [ "$(readlink "/proc/$HELD_PID/exe")" = "$P/llvm/bin/clang.real" ] && return 0
+    [ "$(readlink "/proc/$HELD_PID/exe")" = "$P/$CLANG.real" ] && return 0
     sleep 0.02
   done
   fail "the held clang.real did not start"
@@ -132,11 +167,11 @@ test_rollback_waits_for_a_running_original() {
   local rollback_pid=$! i
   for ((i = 0; i < 100; i++)); do grep -q "waiting for" rollback.out && break; sleep 0.05; done
   expect_contains "$(cat rollback.out)" \
-    "shimctl: waiting for 1 process (pid $HELD_PID) still running $P/llvm/bin/clang.real (up to 30 s, --busy-wait)" \
+    "shimctl: waiting for 1 process (pid $HELD_PID) still running $P/$CLANG.real (up to 30 s, --busy-wait)" \
     "rollback's notice"
-  expect_eq "$(sha256sum < /usr/lib/llvm-15/bin/clang)" "$(sha256sum < "$P/llvm/bin/clang")" \
+  expect_eq "$(sha256sum < "$SYSTEM_CLANG")" "$(sha256sum < "$P/$CLANG")" \
     "clang is the original again while rollback waits"
-  [ -e "$P/llvm/bin/clang.real" ] || fail "clang.real was removed while a process runs it"
+  [ -e "$P/$CLANG.real" ] || fail "clang.real was removed while a process runs it"
   touch "$TEST_DIR/go"
   wait "$HELD_PID" || fail "the held compile failed"
   [ -s held.o ] || fail "the held compile wrote no object"
@@ -151,7 +186,7 @@ test_rollback_busy_wait_zero() {
   hold_real
   local out
   out=$("$SHIMCTL" rollback --busy-wait 0 "$P" 2>&1) || fail "rollback failed: $out"
-  expect_contains "$out" "shimctl: 1 process (pid $HELD_PID) still running $P/llvm/bin/clang.real after 0 s; removed it anyway" \
+  expect_contains "$out" "shimctl: 1 process (pid $HELD_PID) still running $P/$CLANG.real after 0 s; removed it anyway" \
     "rollback --busy-wait 0"
   touch "$TEST_DIR/go"
   wait "$HELD_PID" # started before the removal: it has its file open and finishes
@@ -172,9 +207,8 @@ worker() {
   local id=$1 out=$TEST_DIR/w$1 done=0 failed=0 wrong=0 races=0 n src obj
   mkdir -p "$out"
   while [ ! -e "$TEST_DIR/stop" ]; do
-    for n in bin/hipcc llvm/bin/clang llvm/bin/clang++ llvm/bin/clang-15 llvm/bin/clang++-15 \
-      llvm/bin/amdclang llvm/bin/amdclang++; do
-      case $n in *++* | */hipcc) src=x.cpp ;; *) src=x.c ;; esac
+    for n in $WORKER_NAMES; do
+      case $n in *++*) src=x.cpp ;; */hipcc) src=$HIPCC_SOURCE ;; *) src=x.c ;; esac
       obj=$out/$(basename "$n").o
       rm -f "$obj"
       if "$P/$n" -c "$src" -o "$obj" 2> "$out/last-error"; then
@@ -192,14 +226,13 @@ worker() {
 }
 
 test_live_compiles_while_install_and_rollback_alternate() {
-  TEST "two workers compile through every wrapped name while install/rollback alternate 20 times"
+  TEST "two workers compile through every wrapped name while install/rollback alternate $ROUNDS times"
   stress_fixture
-  local n src rounds=20 i out t0 t1
+  local n src rounds=$ROUNDS i out t0 t1
   mkdir -p ref
-  for n in hipcc clang clang++ clang-15 clang++-15 amdclang amdclang++; do
-    case $n in *++* | hipcc) src=x.cpp ;; *) src=x.c ;; esac
-    if [ "$n" = hipcc ]; then "$P/bin/hipcc" -c $src -o ref/hipcc.o
-    else "$P/llvm/bin/$n" -c $src -o "ref/$n.o"; fi || fail "reference compile with $n failed"
+  for n in $WORKER_NAMES; do
+    case $n in *++*) src=x.cpp ;; */hipcc) src=$HIPCC_SOURCE ;; *) src=x.c ;; esac
+    "$P/$n" -c $src -o "ref/$(basename "$n").o" || fail "reference compile with $n failed"
   done
   t0=$(millis)
   worker 1 & worker 2 &
