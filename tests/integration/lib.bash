@@ -24,7 +24,7 @@ scrub_env() {
   done
 }
 
-skip_suite() { echo "SKIP: $*"; exit 77; }
+skip_suite() { echo "SKIP: $*"; rm -rf "$SUITE_TMP"; exit 77; }
 
 # TEST "name": start a test in a fresh directory under $SUITE_TMP.
 TEST() {
