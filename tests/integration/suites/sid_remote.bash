@@ -174,6 +174,26 @@ test_sccache_caches_hip() {
   expect_eq 'Local disk: "'"$TEST_DIR/sc"'"' "$(sc_stat 's["cache_location"]')" "sccache's store"
 }
 
+test_sccache_install_verifies_and_rolls_back() {
+  TEST "install --cache sccache (0.17) verifies: every compiler's repeat is a sccache hit; rollback byte-identical"
+  fixture
+  tree_listing "$P" > "$TEST_DIR/before.lst"
+  "$SHIMCTL" install "$P" --cache sccache --cache-dir "$TEST_DIR/sc" >"$TEST_DIR/install.out" 2>&1 \
+    || fail "install --cache sccache:"$'\n'"$(cat "$TEST_DIR/install.out")"
+  sc_port_of_install
+  local out c
+  out=$(cat "$TEST_DIR/install.out")
+  expect_contains "$out" "verify: all checks passed" "install's verification"
+  for c in bin/hipcc lib/llvm/bin/clang-21 lib/llvm/bin/amdllvm; do
+    grep -Eq "^$c +cache hit +ok +the repeat compile was a cache hit \(sccache statistics delta\)" <<<"$out" \
+      || fail "$c: no sccache hit in verify:"$'\n'"$out"
+  done
+  out=$("$SHIMCTL" verify "$P" 2>&1) || fail "verify:"$'\n'"$out"
+  expect_contains "$out" "verify: all checks passed" "verify again"
+  out=$("$SHIMCTL" rollback "$P" 2>&1) || fail "rollback: $out"
+  expect_same_tree "$TEST_DIR/before.lst" "$P"
+}
+
 test_sccache_redis_store_serves_an_empty_local_cache() {
   TEST "sccache 0.17 with Redis: A's compile fills Redis; B (own server, empty SCCACHE_DIR) hits from it"
   start_redis
