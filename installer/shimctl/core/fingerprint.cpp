@@ -69,11 +69,17 @@ std::string input_path(const std::string& prefix, const std::string& path) {
 util::Result<ToolchainFiles> toolchain_files(const std::string& prefix,
                                              const Layout& layout,
                                              const std::vector<std::string>& wrapped) {
+  // One probe per clang executable: its other names (clang++, amdclang, ...) run the same jobs,
+  // and the config files any name reads are inputs through the *.cfg beside the one it reports.
   std::vector<ProbeTarget> probes;
+  std::set<std::pair<dev_t, ino_t>> clang_files;
   for (const auto& c : layout.compilers) {
     struct stat st {};
-    if (::stat((prefix + "/" + c.path).c_str(), &st) == 0 && S_ISREG(st.st_mode))
-      probes.push_back({ c.path, c.family });
+    if (::stat((prefix + "/" + c.path).c_str(), &st) != 0 || !S_ISREG(st.st_mode))
+      continue;
+    if (c.family == "clang" && !clang_files.insert({ st.st_dev, st.st_ino }).second)
+      continue;
+    probes.push_back({ c.path, c.family });
   }
   ToolchainFiles result;
   TRY_ASSIGN(result.reported, probe_job_inputs(prefix, probes, wrapped));
