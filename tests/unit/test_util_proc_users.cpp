@@ -67,10 +67,19 @@ TEST_CASE("processes_running finds a process by its executable, and a script by 
 
   // The kernel starts a script's interpreter with the script's path as an argument.
   auto script = dir + "/hipcc.real";
-  write_text(script, "#!/bin/sh\nsleep 30\n");
+  // Not a lone last command, which a shell may exec in place of itself.
+  write_text(script, "#!/bin/sh\nsleep 30\nexit 0\n");
   fs::permissions(script, fs::perms::owner_all);
   pid_t interpreter = start({ "/bin/sh", script }, fs::canonical("/bin/sh").string());
-  CHECK(has(util::processes_running(script), interpreter));
+  // Waits on the condition itself (bounded, 5 s): under load the interpreter may still be
+  // starting when start() returns (seen once in the sid leg).
+  bool found_interpreter = false;
+  for (int i = 0; i < 500 && !found_interpreter; ++i) {
+    found_interpreter = has(util::processes_running(script), interpreter);
+    if (!found_interpreter)
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  CHECK(found_interpreter);
   stop(interpreter);
 }
 
