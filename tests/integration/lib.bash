@@ -207,3 +207,42 @@ private_opt_rocm7() {
   "$SCRIPTS/make-rocm-prefix" "$ROCM7" --stack sid --alternatives >/dev/null \
     || { fail "scripts/make-rocm-prefix --stack sid failed"; return 1; }
 }
+
+# nginx_webdav_conf: a WebDAV store for ccache's HTTP backend on a free port of 127.0.0.1: sets
+# STORE (the files behind it), HTTP_URL (http://127.0.0.1:PORT/ccache) and writes
+# $TEST_DIR/nginx.conf; start it with: nginx -c "$TEST_DIR/nginx.conf" -p "$TEST_DIR".
+nginx_webdav_conf() {
+  local port; port=$(free_port)
+  STORE=$TEST_DIR/store
+  HTTP_URL=http://127.0.0.1:$port/ccache
+  mkdir -p "$STORE/ccache" "$TEST_DIR/nginx-tmp"
+  cat >"$TEST_DIR/nginx.conf" <<CONF
+user root;
+worker_processes 1;
+pid $TEST_DIR/nginx.pid;
+error_log $TEST_DIR/nginx-error.log;
+events { worker_connections 64; }
+http {
+  access_log $TEST_DIR/nginx-access.log;
+  client_body_temp_path $TEST_DIR/nginx-tmp;
+  client_max_body_size 256m;
+  server {
+    listen 127.0.0.1:$port;
+    root $STORE;
+    dav_methods PUT DELETE;
+    create_full_put_path on;
+  }
+}
+CONF
+}
+
+# sc_stat 'PYTHON EXPRESSION over s': of the JSON statistics of the sccache server on $SC_PORT
+# (sccache >= 0.8: --stats-format json); sc_counts: its HIP/C/... hit and miss counts.
+sc_stat() {
+  SCCACHE_SERVER_PORT=$SC_PORT sccache --show-stats --stats-format json \
+    | python3 -c 'import json, sys; s = json.load(sys.stdin); print(eval(sys.argv[1]))' "$1" \
+    || fail "sccache --show-stats on port $SC_PORT failed"
+}
+sc_counts() {
+  sc_stat '"hits=%s misses=%s" % (json.dumps(s["stats"]["cache_hits"]["counts"], sort_keys=True), json.dumps(s["stats"]["cache_misses"]["counts"], sort_keys=True))'
+}

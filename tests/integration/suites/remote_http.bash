@@ -11,28 +11,7 @@ suite_requires() {
 
 # start_nginx: sets HTTP_URL (http://127.0.0.1:PORT/ccache) and STORE (the files behind it).
 start_nginx() {
-  local port; port=$(free_port)
-  STORE=$TEST_DIR/store
-  HTTP_URL=http://127.0.0.1:$port/ccache
-  mkdir -p "$STORE/ccache" "$TEST_DIR/nginx-tmp"
-  cat >"$TEST_DIR/nginx.conf" <<CONF
-user root;
-worker_processes 1;
-pid $TEST_DIR/nginx.pid;
-error_log $TEST_DIR/nginx-error.log;
-events { worker_connections 64; }
-http {
-  access_log $TEST_DIR/nginx-access.log;
-  client_body_temp_path $TEST_DIR/nginx-tmp;
-  client_max_body_size 256m;
-  server {
-    listen 127.0.0.1:$port;
-    root $STORE;
-    dav_methods PUT DELETE;
-    create_full_put_path on;
-  }
-}
-CONF
+  nginx_webdav_conf
   nginx -c "$TEST_DIR/nginx.conf" -p "$TEST_DIR" 2>"$TEST_DIR/nginx-start.err" ||
     fail "nginx did not start: $(cat "$TEST_DIR/nginx-start.err")"
   trap stop_nginx EXIT
@@ -41,7 +20,7 @@ CONF
     curl_status "$HTTP_URL/" >/dev/null && return 0
     sleep 0.1
   done
-  fail "nginx on port $port does not answer"
+  fail "nginx at $HTTP_URL does not answer"
 }
 
 # curl_status URL: the HTTP status of a GET (python3: curl is not a dependency).

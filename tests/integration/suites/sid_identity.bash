@@ -81,15 +81,6 @@ counts() {
   echo "hits=$(($(ccache_stat "$C" direct_cache_hit) + $(ccache_stat "$C" preprocessed_cache_hit))) misses=$(ccache_stat "$C" cache_miss)"
 }
 
-# sccache statistics of the server on $SC_PORT: sc_stat 'PYTHON EXPRESSION over s (the JSON)'.
-sc_stat() {
-  SCCACHE_SERVER_PORT=$SC_PORT sccache --show-stats --stats-format json \
-    | python3 -c 'import json, sys; s = json.load(sys.stdin); print(eval(sys.argv[1]))' "$1" \
-    || fail "sccache --show-stats on port $SC_PORT failed"
-}
-sc_counts() {
-  sc_stat '"hits=%s misses=%s" % (json.dumps(s["stats"]["cache_hits"]["counts"], sort_keys=True), json.dumps(s["stats"]["cache_misses"]["counts"], sort_keys=True))'
-}
 stop_sccache() { SCCACHE_SERVER_PORT=$SC_PORT sccache --stop-server >/dev/null 2>&1; }
 
 test_finite_only_swap_changes_a_fresh_object() {

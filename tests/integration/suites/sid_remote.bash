@@ -70,15 +70,6 @@ stop_sccaches() {
   SC_PORTS=""
 }
 
-# sc_stat 'PYTHON EXPRESSION over s': of the statistics of the server on $SC_PORT.
-sc_stat() {
-  SCCACHE_SERVER_PORT=$SC_PORT sccache --show-stats --stats-format json \
-    | python3 -c 'import json, sys; s = json.load(sys.stdin); print(eval(sys.argv[1]))' "$1" \
-    || fail "sccache --show-stats on port $SC_PORT failed"
-}
-sc_counts() {
-  sc_stat '"hits=%s misses=%s" % (json.dumps(s["stats"]["cache_hits"]["counts"], sort_keys=True), json.dumps(s["stats"]["cache_misses"]["counts"], sort_keys=True))'
-}
 
 # --- servers ---
 
@@ -111,28 +102,7 @@ stop_redis() { stop_pidfile "$TEST_DIR/redis.pid"; }
 
 # start_nginx: HTTP_URL (http://127.0.0.1:PORT/ccache), STORE (the files behind it); WebDAV PUT.
 start_nginx() {
-  local port; port=$(free_port)
-  STORE=$TEST_DIR/store
-  HTTP_URL=http://127.0.0.1:$port/ccache
-  mkdir -p "$STORE/ccache" "$TEST_DIR/nginx-tmp"
-  cat >"$TEST_DIR/nginx.conf" <<CONF
-user root;
-worker_processes 1;
-pid $TEST_DIR/nginx.pid;
-error_log $TEST_DIR/nginx-error.log;
-events { worker_connections 64; }
-http {
-  access_log $TEST_DIR/nginx-access.log;
-  client_body_temp_path $TEST_DIR/nginx-tmp;
-  client_max_body_size 256m;
-  server {
-    listen 127.0.0.1:$port;
-    root $STORE;
-    dav_methods PUT DELETE;
-    create_full_put_path on;
-  }
-}
-CONF
+  nginx_webdav_conf
   trap stop_all EXIT
   nginx -c "$TEST_DIR/nginx.conf" -p "$TEST_DIR" 2>"$TEST_DIR/nginx-start.err" \
     || fail "nginx did not start: $(cat "$TEST_DIR/nginx-start.err")"
