@@ -104,16 +104,16 @@ util::Status readopt_upgraded(const Context& context, Session& session, InstallR
   if (upgraded.empty() && by_package.empty())
     return {};
   for (const auto& path : by_package)
-    context.progress(fmt::format("{} was updated by its package under the dpkg diversion; "
-                                 "recording the new file as the original",
-                                 path));
+    context.warn(fmt::format("{} was updated by its package under the dpkg diversion; "
+                             "recording the new file as the original",
+                             path));
   const Manifest& old = *session.manifest;
   std::vector<Step> adopt;
   for (const auto& path : upgraded) {
     adopt.push_back(Step::of(StepKind::adopt_original, path));
-    context.progress(fmt::format("{} was replaced by a newer compiler (a package upgrade?); "
-                                 "adopting it as the original",
-                                 path));
+    context.warn(fmt::format("{} was replaced by a newer compiler (a package upgrade?); "
+                             "adopting it as the original",
+                             path));
   }
   if (!adopt.empty()) {
     Journal journal{ "adopt", Recovery::redo, old.shim_sha256, adopt };

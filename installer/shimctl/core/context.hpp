@@ -1,5 +1,5 @@
 // What every command needs from its surroundings: where shimctl's own files
-// are, and where progress lines go.
+// are, and where progress lines and warnings go.
 #pragma once
 
 #include <cstdint>
@@ -24,6 +24,10 @@ struct Context {
   std::string layouts_dir; // manifests/layouts
   std::string version;     // shimctl's version
   std::function<void(const std::string&)> progress = [](const std::string&) {};
+  // Something the user should know although the command succeeds (a snapshot
+  // not written, a toolchain that changed meanwhile). The CLI prints it on
+  // stderr in every mode and lists it under "warnings" in --json output.
+  std::function<void(const std::string&)> warn = [](const std::string&) {};
   std::function<void(const Tick&)> meter = [](const Tick&) {}; // the CLI draws it on a terminal
 };
 

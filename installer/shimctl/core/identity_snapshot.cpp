@@ -205,14 +205,14 @@ void record_identity_snapshot(const Context& context,
   context.progress("recording the identity snapshot");
   auto snapshot = snapshot_identity(prefix_dir, manifest, SnapshotWriter::lock_holder);
   if (!snapshot)
-    context.progress(fmt::format("identity snapshot not written: {}; the first compile re-hashes",
-                                 snapshot.error().message));
+    context.warn(fmt::format("identity snapshot not written: {}; the first compile re-hashes",
+                             snapshot.error().message));
   else if (!snapshot->written)
-    context.progress(fmt::format("identity snapshot not written: {}; the first compile re-hashes",
-                                 snapshot->why_not));
+    context.warn(fmt::format("identity snapshot not written: {}; the first compile re-hashes",
+                             snapshot->why_not));
   else if (snapshot->fingerprint != manifest.fingerprint.sha256)
-    context.progress("the toolchain changed during the install: compiles are keyed by its new "
-                     "contents; run 'shimctl refresh' to record them");
+    context.warn("the toolchain changed during the install: compiles are keyed by its new "
+                 "contents; run 'shimctl refresh' to record them");
 }
 
 util::Result<IdentityCheck> check_identity(const std::string& prefix) {
