@@ -1,6 +1,6 @@
 #include <algorithm>
 #include <doctest/doctest.h>
-#include <shimctl/core/install.hpp>
+#include <shimctl/core/steps.hpp>
 #include <shimctl/core/transaction.hpp>
 
 using namespace shimctl;

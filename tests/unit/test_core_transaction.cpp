@@ -162,6 +162,35 @@ TEST_CASE("a failing step undoes the finished ones") {
   CHECK(listing(p) == before);
 }
 
+TEST_CASE("link_real refuses an original that no longer has the planned hash") {
+  auto p = make_prefix();
+  auto dir = util::Dir::open(p);
+  REQUIRE(dir);
+  core::Transaction t(*dir, shim_bytes);
+  auto journal = install_journal();
+  journal.steps[0].sha256 = util::sha256_hex(compiler_bytes);
+
+  SUBCASE("the planned original is linked") {
+    REQUIRE(t.run(journal));
+    CHECK(read_text(p + "/bin/cc.real") == compiler_bytes);
+  }
+  SUBCASE("a newer compiler put there after the plan (by a rename, as dpkg does) is refused") {
+    write_text(p + "/bin/cc.new", "#!/bin/sh\necho upgraded compiler\n");
+    fs::rename(p + "/bin/cc.new", p + "/bin/cc");
+    auto before = listing(p);
+    auto r = t.run(journal);
+    REQUIRE_FALSE(r);
+    CHECK(r.error().message ==
+          fmt::format("{}/bin/cc changed since the install was planned (SHA-256 {}, planned {}): "
+                      "a package upgrade? Nothing was changed; run the install again",
+                      p,
+                      util::sha256_hex(read_text(p + "/bin/cc")).substr(0, 12),
+                      journal.steps[0].sha256.substr(0, 12)));
+    CHECK(listing(p) == before);
+    CHECK_FALSE(fs::exists(p + "/.shimctl/journal.json"));
+  }
+}
+
 TEST_CASE("recover() after an install interrupted at every step yields the original tree") {
   auto journal = install_journal();
   for (std::size_t k = 0; k <= journal.steps.size(); ++k) {
@@ -234,6 +263,19 @@ TEST_CASE("journal_to_json and journal_from_json round trip") {
   CHECK(core::journal_to_json(*parsed) == core::journal_to_json(journal));
   CHECK(parsed->steps[1].previous == std::optional<std::string>("old content"));
   CHECK(parsed->steps[2].mode == 0755);
+  SUBCASE("a link_real's planned hash is kept; an old journal without one reads as unchecked") {
+    journal.steps[0].sha256 = util::sha256_hex(compiler_bytes);
+    auto with_hash = core::journal_from_json(core::journal_to_json(journal));
+    REQUIRE(with_hash);
+    CHECK(with_hash->steps[0].sha256 == journal.steps[0].sha256);
+    auto text = core::journal_to_json(install_journal());
+    auto at = text.find("\"sha256\": \"\",");
+    REQUIRE(at != std::string::npos);
+    text.erase(at, std::string("\"sha256\": \"\",").size());
+    auto old = core::journal_from_json(text);
+    REQUIRE(old);
+    CHECK(old->steps[0].sha256.empty());
+  }
 }
 
 TEST_SUITE_END();

@@ -12,6 +12,7 @@
 #include <shimctl/cli/version.hpp>
 #include <shimctl/core/identity.hpp>
 #include <shimctl/core/install.hpp>
+#include <shimctl/core/installed.hpp>
 #include <shimctl/core/rollback.hpp>
 #include <shimctl/core/status.hpp>
 #include <shimctl/core/verify.hpp>
@@ -63,6 +64,26 @@ void add_common(CLI::App* cmd, Common& common, bool prefix_required) {
     "Wait up to SECONDS for another shimctl working on the prefix (default: fail at once)");
 }
 
+// A prefix without shims is planned, then installed, under one locked
+// session; an installed one is updated (re-adoption, cache settings).
+util::Result<core::InstallResult> install_or_update(const core::Context& context,
+                                                    const core::InstallOptions& options) {
+  TRY_ASSIGN(auto session, core::open_install_session(context, options));
+  if (session.manifest)
+    return core::update_installed(context, session, options);
+  auto plan = core::plan_install(context, session, options);
+  if (!plan) {
+    core::discard_created_state(session);
+    return std::unexpected(plan.error());
+  }
+  if (options.dry_run)
+    return core::planned_result(*plan);
+  auto result = core::apply_install(context, session, *plan, options);
+  if (!result)
+    core::discard_created_state(session);
+  return result;
+}
+
 int run_install(const core::Context& context,
                 core::InstallOptions options,
                 const Common& common,
@@ -75,7 +96,7 @@ int run_install(const core::Context& context,
       options.compilers.push_back(compilers.substr(start, end - start));
     start = end + 1;
   }
-  auto result = core::install(context, options);
+  auto result = install_or_update(context, options);
   if (!result)
     return report_error(result.error());
   using Action = core::InstallResult::Action;

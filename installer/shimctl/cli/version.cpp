@@ -6,6 +6,7 @@
 #include <iterator>
 #include <shimctl/cli/version.hpp>
 #include <shimctl/core/cache_backend.hpp>
+#include <shimctl/core/test_hooks.hpp>
 
 namespace shimctl::cli {
 
@@ -35,6 +36,8 @@ std::string version_text(const core::Context& context) {
   text += cache ? fmt::format("cache: ccache {} ({})", cache->version, cache->path)
                 : std::string("cache: ccache not found (apt-get install ccache, or pass "
                               "--cache-tool PATH / --cache sccache to install)");
+  if (core::test_hooks::enabled()) // a test build (-DSHIMCTL_TEST_HOOKS=ON), never a release
+    text += "\ntest hooks: on (SHIMCTL_TEST_*: not for production use)";
   return text;
 }
 

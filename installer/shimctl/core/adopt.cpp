@@ -4,6 +4,7 @@
 #include <shimctl/core/identity_snapshot.hpp>
 #include <shimctl/core/layout.hpp>
 #include <shimctl/core/shim_config.hpp>
+#include <shimctl/core/steps.hpp>
 #include <shimctl/core/transaction.hpp>
 
 namespace shimctl::core {

@@ -4,7 +4,7 @@
 #pragma once
 
 #include <shimctl/core/context.hpp>
-#include <shimctl/core/install.hpp>
+#include <shimctl/core/install_options.hpp>
 #include <shimctl/core/session.hpp>
 
 namespace shimctl::core {

@@ -4,9 +4,7 @@
 #include <cstring>
 #include <shimctl/core/fingerprint.hpp>
 #include <shimctl/core/identity_snapshot.hpp>
-#include <shimctl/core/session.hpp>
 #include <shimctl/core/transaction.hpp>
-#include <shimctl/core/user_snapshot.hpp>
 #include <shimctl/util/lock.hpp>
 #include <sstream>
 #include <sys/stat.h>
@@ -213,28 +211,6 @@ void record_identity_snapshot(const Context& context,
   else if (snapshot->fingerprint != manifest.fingerprint.sha256)
     context.warn("the toolchain changed during the install: compiles are keyed by its new "
                  "contents; run 'shimctl refresh' to record them");
-}
-
-util::Result<IdentityCheck> check_identity(const std::string& prefix) {
-  TRY_ASSIGN(auto dir, util::Dir::open(prefix));
-  // The manifest's stat data before it is read: what the snapshot is valid with.
-  auto manifest_read =
-    stat_input(fmt::format("{}/{}/{}", prefix == "/" ? "" : prefix, state_dir_name, manifest_file));
-  TRY_ASSIGN(auto manifest, load_manifest(dir, prefix));
-  if (!manifest || !manifest_read)
-    return fail(ExitCode::not_installed, "{} is not installed", prefix);
-  IdentityCheck check;
-  TRY_ASSIGN(check.snapshot,
-             snapshot_identity(dir, *manifest, SnapshotWriter::bystander, *manifest_read));
-  if (check.snapshot.written || !check.snapshot.steady)
-    return check;
-  auto written =
-    write_user_snapshot(prefix, check.snapshot.fingerprint, *manifest_read, check.snapshot.stat);
-  if (written)
-    check.user_snapshot = *written;
-  else
-    check.user_why_not = written.error().message;
-  return check;
 }
 
 } // namespace shimctl::core

@@ -121,16 +121,4 @@ void record_identity_snapshot(const Context& context,
                               const util::Dir& prefix_dir,
                               const Manifest& manifest);
 
-struct IdentityCheck {
-  SnapshotResult snapshot;
-  std::string user_snapshot; // the user's snapshot written instead (core/user_snapshot.hpp)
-  std::string user_why_not;  // why neither was written
-};
-
-// `shimctl identity-check PREFIX`, run by the shim when the snapshot is stale:
-// the installed prefix's snapshot_identity. Never waits for a shimctl
-// command (a compile must not wait for an install) and changes nothing but
-// the snapshot; where it may not write the prefix's, it writes the user's.
-[[nodiscard]] util::Result<IdentityCheck> check_identity(const std::string& prefix);
-
 } // namespace shimctl::core

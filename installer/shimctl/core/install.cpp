@@ -1,6 +1,4 @@
 #include <algorithm>
-#include <filesystem>
-#include <shimctl/core/adopt.hpp>
 #include <shimctl/core/cache_backend.hpp>
 #include <shimctl/core/discovery.hpp>
 #include <shimctl/core/divert.hpp>
@@ -8,92 +6,19 @@
 #include <shimctl/core/identity_snapshot.hpp>
 #include <shimctl/core/install.hpp>
 #include <shimctl/core/probe.hpp>
-#include <shimctl/core/reconfigure.hpp>
 #include <shimctl/core/rollback.hpp>
 #include <shimctl/core/sccache_server.hpp>
 #include <shimctl/core/shared_cache.hpp>
 #include <shimctl/core/shim_config.hpp>
+#include <shimctl/core/steps.hpp>
+#include <shimctl/core/test_hooks.hpp>
+#include <shimctl/core/verify.hpp>
 #include <shimctl/util/sha256.hpp>
 
 namespace shimctl::core {
 
 using util::ExitCode;
 using util::fail;
-
-std::string shim_config_path(const std::string& dir) {
-  return dir.empty() ? std::string(shim_config_file) : dir + "/" + std::string(shim_config_file);
-}
-
-Step shim_step(const WrappedCompiler& c) {
-  auto shim = Step::of(StepKind::place_shim, c.path);
-  shim.mode = c.original.mode;
-  shim.uid = c.original.uid;
-  shim.gid = c.original.gid;
-  return shim;
-}
-
-Step manifest_step(const Manifest& m) {
-  auto step = Step::of(StepKind::write_file, fmt::format("{}/{}", state_dir_name, manifest_file));
-  step.content = to_json(m);
-  return step;
-}
-
-StepObserver step_progress(const Context& context, std::size_t total) {
-  return [&context, total](std::size_t i, const Step&, const std::string& what) {
-    context.progress(fmt::format("[{}/{}] {}", i + 1, total, what));
-  };
-}
-
-std::vector<Step> install_steps(const Manifest& m) {
-  std::vector<Step> steps;
-  for (const auto& c : m.compilers)
-    steps.push_back(Step::of(StepKind::link_real, c.path));
-  // After link_real (the .real exists), before place_shim (dpkg must not
-  // see a shim at a packaged path without the diversion).
-  for (const auto& c : m.compilers)
-    if (c.diverted_by)
-      steps.push_back(Step::of(StepKind::divert, c.path));
-  auto env = shim_environment(m.cache, m.fingerprint.sha256, identity_paths(m));
-  for (const auto& dir : shim_directories(m)) {
-    auto conf = Step::of(StepKind::write_file, shim_config_path(dir));
-    conf.content = render_shim_config(m, dir, env);
-    steps.push_back(conf);
-  }
-  for (const auto& c : m.compilers)
-    steps.push_back(shim_step(c));
-  steps.push_back(manifest_step(m));
-  return steps;
-}
-
-util::Result<FileRecord> record_original(const util::Dir& prefix_dir, const std::string& path) {
-  auto [dir_path, name] = util::split_relative(path);
-  TRY_ASSIGN(auto dir, prefix_dir.open_relative(dir_path));
-  TRY_ASSIGN(auto st, dir.stat(name));
-  if (!st || st->kind != util::FileKind::file)
-    return fail("{} is not a regular file", dir.path_of(name));
-  FileRecord r;
-  TRY_ASSIGN(r.sha256, dir.sha256(name));
-  r.size = st->size;
-  r.mode = st->mode;
-  r.uid = st->uid;
-  r.gid = st->gid;
-  return r;
-}
-
-util::Result<std::optional<std::string>> absolute_cache_dir(const std::optional<std::string>& dir) {
-  if (!dir)
-    return std::nullopt;
-  if (dir->empty())
-    return fail(ExitCode::usage, "--cache-dir is empty; name a directory");
-  std::error_code ec;
-  auto absolute = std::filesystem::absolute(*dir, ec);
-  if (ec)
-    return fail(ExitCode::usage, "--cache-dir {}: {}", *dir, ec.message());
-  auto text = absolute.lexically_normal().string();
-  if (text.size() > 1 && text.ends_with('/'))
-    text.pop_back();
-  return text;
-}
 
 namespace {
 
@@ -185,36 +110,24 @@ util::Result<SharedCache> shared_cache_settings(const InstallOptions& options) {
 
 } // namespace
 
-util::Result<InstallResult> install(const Context& context, const InstallOptions& options) {
-  TRY_ASSIGN(auto layouts, load_layouts(context.layouts_dir));
-  TRY_ASSIGN(auto existing, open_session(context, options.prefix, { options.session.wait, false }));
-  InstallResult result;
-  if (existing.manifest) {
-    result.action = InstallResult::Action::unchanged;
-    result.manifest = *existing.manifest;
-    TRY(readopt_upgraded(context, existing, result));
-    TRY_ASSIGN(auto change, requested_reconfiguration(options, result.manifest));
-    if (!change.changes.empty() && options.dry_run) {
-      result.action = InstallResult::Action::planned;
-      result.plan = change.changes;
-      result.plan_changes_settings = true;
-      return result;
-    }
-    if (!change.changes.empty())
-      TRY(reconfigure(context, existing, options, change, result));
-    bool diverted = std::any_of(result.manifest.compilers.begin(),
-                                result.manifest.compilers.end(),
-                                [](const WrappedCompiler& c) { return c.diverted_by.has_value(); });
-    if (options.divert && !diverted)
-      result.notes.push_back("installed without --divert: run 'shimctl rollback', then "
-                             "'shimctl install --divert' to add the dpkg diversions");
-    return result;
-  }
+util::Result<Session> open_install_session(const Context& context, const InstallOptions& options) {
+  return open_session(context, options.prefix, { options.session.wait, !options.dry_run });
+}
 
+void discard_created_state(const Session& session) {
+  if (session.state_created && !session.manifest)
+    remove_state_dir(session.dir);
+}
+
+util::Result<InstallPlan> plan_install(const Context& context,
+                                       Session& session,
+                                       const InstallOptions& options) {
+  TRY_ASSIGN(auto layouts, load_layouts(context.layouts_dir));
   DiscoveryOptions discovery{ options.layout, options.compilers };
-  TRY_ASSIGN(auto toolchain, discover(existing.prefix, layouts, discovery));
-  result.notes = toolchain.notes;
-  TRY(refuse_foreign_reals(existing.dir, toolchain));
+  TRY_ASSIGN(auto toolchain, discover(session.prefix, layouts, discovery));
+  InstallPlan plan;
+  plan.notes = toolchain.notes;
+  TRY(refuse_foreign_reals(session.dir, toolchain));
   TRY_ASSIGN(auto files, planned_identity_files(context, toolchain));
   TRY_ASSIGN(auto cache,
              find_cache_tool(options.cache_kind.value_or("ccache"), options.cache_tool));
@@ -230,36 +143,36 @@ util::Result<InstallResult> install(const Context& context, const InstallOptions
     if (!shared.action.empty())
       context.progress(shared.action);
   }
-  TRY_ASSIGN(auto shim_bytes, read_shim_binary(context));
-  TRY_ASSIGN(result.manifest,
-             plan_manifest(context, existing.dir, toolchain, files, cache, shim_bytes));
-  TRY(plan_diversions(result.manifest, options.divert, result.notes));
-  Journal journal{
-    "install", Recovery::undo, result.manifest.shim_sha256, install_steps(result.manifest)
+  if (session.shim_bytes.empty()) { // a dry run on a prefix without state: not read yet
+    TRY_ASSIGN(session.shim_bytes, read_shim_binary(context));
+  }
+  TRY_ASSIGN(plan.manifest,
+             plan_manifest(context, session.dir, toolchain, files, cache, session.shim_bytes));
+  TRY(plan_diversions(plan.manifest, options.divert, plan.notes));
+  plan.journal = {
+    "install", Recovery::undo, plan.manifest.shim_sha256, install_steps(plan.manifest)
   };
-  for (const auto& step : journal.steps)
-    result.plan.push_back(step.describe());
-  if (options.dry_run) {
-    result.action = InstallResult::Action::planned;
-    return result;
-  }
+  test_hooks::after_plan();
+  return plan;
+}
 
-  bool had_state = existing.lock.has_value();
-  existing.lock.reset();
-  TRY_ASSIGN(auto session, open_session(context, options.prefix, { options.session.wait, true }));
-  if (session.manifest) {
-    // Another shimctl installed while we planned without the lock.
-    result.action = InstallResult::Action::unchanged;
-    result.manifest = *session.manifest;
-    return result;
-  }
+InstallResult planned_result(const InstallPlan& plan) {
+  InstallResult result;
+  result.action = InstallResult::Action::planned;
+  result.manifest = plan.manifest;
+  result.notes = plan.notes;
+  for (const auto& step : plan.journal.steps)
+    result.plan.push_back(step.describe());
+  return result;
+}
+
+util::Result<InstallResult> apply_install(const Context& context,
+                                          Session& session,
+                                          const InstallPlan& plan,
+                                          const InstallOptions& options) {
+  InstallResult result = planned_result(plan);
   Transaction transaction(session.dir, session.shim_bytes);
-  auto done = transaction.run(journal, step_progress(context, journal.steps.size()));
-  if (!done) {
-    if (!had_state)
-      remove_state_dir(session.dir);
-    return std::unexpected(done.error());
-  }
+  TRY(transaction.run(plan.journal, step_progress(context, plan.journal.steps.size())));
   result.action = InstallResult::Action::installed;
   session.manifest = result.manifest;
   record_identity_snapshot(context, session.dir, result.manifest);
@@ -279,8 +192,6 @@ util::Result<InstallResult> install(const Context& context, const InstallOptions
     return fail("verification failed: {}; the automatic rollback also failed: {}",
                 reason,
                 undone.error().message);
-  if (!had_state)
-    remove_state_dir(session.dir);
   return fail("verification failed: {}; rolled back, the toolchain is as it was", reason);
 }
 

@@ -6,7 +6,7 @@
 #include <shimctl/core/discovery.hpp>
 #include <shimctl/core/job_inputs.hpp>
 #include <shimctl/core/scratch.hpp>
-#include <shimctl/core/transaction.hpp>
+#include <shimctl/core/state_files.hpp>
 #include <shimctl/util/process.hpp>
 #include <sys/stat.h>
 #include <unistd.h>

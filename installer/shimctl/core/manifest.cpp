@@ -3,7 +3,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 #include <shimctl/core/manifest.hpp>
-#include <shimctl/core/transaction.hpp>
+#include <shimctl/core/state_files.hpp>
 #include <shimctl/util/dir.hpp>
 
 namespace shimctl::core {

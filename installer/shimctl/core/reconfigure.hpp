@@ -7,7 +7,7 @@
 #pragma once
 
 #include <shimctl/core/context.hpp>
-#include <shimctl/core/install.hpp>
+#include <shimctl/core/install_options.hpp>
 #include <shimctl/core/session.hpp>
 #include <string>
 #include <vector>

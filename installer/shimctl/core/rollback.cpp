@@ -1,29 +1,11 @@
-#include <shimctl/core/install.hpp>
 #include <shimctl/core/rollback.hpp>
+#include <shimctl/core/steps.hpp>
 #include <shimctl/core/transaction.hpp>
 
 namespace shimctl::core {
 
 using util::ExitCode;
 using util::fail;
-
-std::vector<Step> rollback_steps(const Manifest& m) {
-  std::vector<Step> steps;
-  // Diversions first: should dpkg upgrade the package before the restore, it
-  // replaces the shim and restore keeps that newer file (never the reverse).
-  for (const auto& c : m.compilers)
-    if (c.diverted_by)
-      steps.push_back(Step::of(StepKind::undivert, c.path));
-  for (const auto& c : m.compilers)
-    steps.push_back(Step::of(StepKind::restore, c.path));
-  for (const auto& f : m.created_files)
-    steps.push_back(Step::of(StepKind::remove_file, f));
-  steps.push_back(
-    Step::of(StepKind::remove_file, fmt::format("{}/{}", state_dir_name, manifest_file)));
-  steps.push_back(
-    Step::of(StepKind::remove_file, fmt::format("{}/{}", state_dir_name, events_file)));
-  return steps;
-}
 
 namespace {
 

@@ -79,6 +79,7 @@ util::Result<bool> lock_state(Session& session, const SessionOptions& options) {
                     "cannot write to {}: {}; run as the toolchain's owner",
                     session.prefix,
                     made.error().message);
+      session.state_created = true;
     }
     TRY_ASSIGN(auto state, session.dir.open_relative(state_dir_name));
     std::optional<std::chrono::milliseconds> left;

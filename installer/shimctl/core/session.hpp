@@ -23,7 +23,8 @@ struct Session {
   std::optional<util::FileLock> lock;
   std::optional<Manifest> manifest;
   std::string shim_bytes;
-  std::string recovered; // what recovery did, or ""
+  std::string recovered;      // what recovery did, or ""
+  bool state_created = false; // this session made PREFIX/.shimctl
 };
 
 // Opens PREFIX, takes its lock, finishes any interrupted transaction and

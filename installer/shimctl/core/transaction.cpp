@@ -1,6 +1,7 @@
 #include <cstdlib>
 #include <nlohmann/json.hpp>
 #include <shimctl/core/divert.hpp>
+#include <shimctl/core/test_hooks.hpp>
 #include <shimctl/core/transaction.hpp>
 #include <shimctl/util/proc_users.hpp>
 #include <shimctl/util/sha256.hpp>
@@ -84,18 +85,13 @@ std::string Step::describe() const {
   return "?";
 }
 
-void maybe_die_after_step(std::size_t step_number) {
-  static const char* value = std::getenv("SHIMCTL_TEST_KILL_AFTER_STEP");
-  if (value && std::strtoul(value, nullptr, 10) == step_number)
-    ::kill(::getpid(), SIGKILL);
-}
-
 std::string journal_to_json(const Journal& journal) {
   json steps = json::array();
   for (const auto& s : journal.steps)
     steps.push_back({ { "kind", kind_name(s.kind) },
                       { "path", s.path },
                       { "content", s.content },
+                      { "sha256", s.sha256 },
                       { "previous", s.previous ? json(*s.previous) : json(nullptr) },
                       { "mode", s.mode },
                       { "uid", s.uid },
@@ -127,6 +123,7 @@ util::Result<Journal> journal_from_json(const std::string& text) {
       if (!util::is_clean_relative(step.path))
         return fail(ExitCode::corrupt, "journal names a path outside the prefix: '{}'", step.path);
       step.content = s.at("content").get<std::string>();
+      step.sha256 = s.value("sha256", std::string());
       if (s.contains("previous") && !s.at("previous").is_null())
         step.previous = s.at("previous").get<std::string>();
       step.mode = s.at("mode").get<mode_t>() & 07777;
@@ -244,6 +241,20 @@ util::Status Transaction::apply(const Step& step, const std::string& shim_sha256
       if (!original)
         return fail("{} disappeared", dir.path_of(name));
       TRY(dir.link(name, real_of(name)));
+      // Hashed after the link: the .real holds the very inode that is checked
+      // (a package upgrade replaces a compiler by a rename, never in place).
+      if (!step.sha256.empty()) {
+        TRY_ASSIGN(auto digest, dir.sha256(real_of(name)));
+        if (digest != step.sha256) {
+          TRY(dir.remove(real_of(name)));
+          TRY(dir.sync());
+          return fail("{} changed since the install was planned (SHA-256 {}, planned {}): a "
+                      "package upgrade? Nothing was changed; run the install again",
+                      dir.path_of(name),
+                      digest.substr(0, 12),
+                      step.sha256.substr(0, 12));
+        }
+      }
       return dir.sync();
     }
     case StepKind::write_file:
@@ -354,7 +365,7 @@ util::Status Transaction::undo_all(const Journal& journal, std::size_t done) {
 
 util::Status Transaction::run(const Journal& journal, const StepObserver& observer) {
   TRY(write_journal(journal));
-  maybe_die_after_step(0);
+  test_hooks::kill_after_step(0);
   for (std::size_t i = 0; i < journal.steps.size(); ++i) {
     const auto& step = journal.steps[i];
     auto applied = apply(step, journal.shim_sha256);
@@ -371,7 +382,7 @@ util::Status Transaction::run(const Journal& journal, const StepObserver& observ
     }
     if (observer)
       observer(i, step, step.describe());
-    maybe_die_after_step(i + 1);
+    test_hooks::kill_after_step(i + 1);
   }
   return remove_journal();
 }

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <functional>
 #include <optional>
+#include <shimctl/core/state_files.hpp>
 #include <shimctl/util/dir.hpp>
 #include <shimctl/util/error.hpp>
 #include <string>
@@ -14,13 +15,6 @@
 #include <vector>
 
 namespace shimctl::core {
-
-inline constexpr std::string_view state_dir_name = ".shimctl";
-inline constexpr std::string_view manifest_file = "manifest.json";
-inline constexpr std::string_view journal_file = "journal.json";
-inline constexpr std::string_view lock_file = "lock";
-inline constexpr std::string_view events_file = "events.log";
-inline constexpr std::string_view shim_config_file = ".shimctl.conf";
 
 enum class StepKind {
   link_real,      // PATH.real = hard link to PATH (the original keeps its inode)
@@ -37,6 +31,7 @@ struct Step {
   StepKind kind = StepKind::write_file;
   std::string path;                    // relative to the prefix ("." components never)
   std::string content;                 // write_file
+  std::string sha256;                  // link_real: the original's planned hash ("" = unchecked)
   std::optional<std::string> previous; // write_file: content to put back on undo
   mode_t mode = 0644;                  // write_file, place_shim
   uid_t uid = 0;                       // place_shim
@@ -109,9 +104,5 @@ private:
 
 [[nodiscard]] std::string journal_to_json(const Journal& journal);
 [[nodiscard]] util::Result<Journal> journal_from_json(const std::string& text);
-
-// Test-only fault injection: SHIMCTL_TEST_KILL_AFTER_STEP=K sends SIGKILL to
-// this process right after step K (1-based) of any transaction.
-void maybe_die_after_step(std::size_t step_number);
 
 } // namespace shimctl::core

@@ -4,32 +4,12 @@
 
 #include <shimctl/core/context.hpp>
 #include <shimctl/core/manifest.hpp>
+#include <shimctl/core/verify_report.hpp>
 #include <shimctl/util/dir.hpp>
 #include <string>
 #include <vector>
 
 namespace shimctl::core {
-
-enum class Outcome { pass, fail, warn, not_cached };
-
-struct Check {
-  std::string subject; // a compiler path, or "toolchain", "cache"
-  std::string name;    // what was checked
-  Outcome outcome = Outcome::pass;
-  std::string detail;
-};
-
-struct VerifyReport {
-  std::vector<Check> checks;
-  [[nodiscard]] bool ok() const;
-  [[nodiscard]] std::string first_failure() const;
-};
-
-struct VerifyOptions {
-  std::string offload_arch = "gfx90a";
-  std::string cuda_arch = "sm_90";
-  bool compile = true;
-};
 
 [[nodiscard]] util::Result<VerifyReport> verify(const Context& context,
                                                 const util::Dir& prefix_dir,
@@ -38,7 +18,5 @@ struct VerifyOptions {
 
 // Files whose content differs from the manifest's fingerprint inputs.
 [[nodiscard]] std::vector<std::string> changed_identity_inputs(const Manifest& manifest);
-
-[[nodiscard]] std::string to_string(Outcome outcome);
 
 } // namespace shimctl::core

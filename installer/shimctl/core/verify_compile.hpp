@@ -5,7 +5,7 @@
 
 #include <shimctl/core/context.hpp>
 #include <shimctl/core/manifest.hpp>
-#include <shimctl/core/verify.hpp>
+#include <shimctl/core/verify_report.hpp>
 #include <shimctl/util/dir.hpp>
 #include <string>
 #include <vector>

@@ -5,7 +5,7 @@
 #pragma once
 
 #include <shimctl/core/manifest.hpp>
-#include <shimctl/core/verify.hpp>
+#include <shimctl/core/verify_report.hpp>
 #include <vector>
 
 namespace shimctl::core {

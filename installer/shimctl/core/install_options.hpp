@@ -1,0 +1,56 @@
+// What `shimctl install` is asked (InstallOptions) and what it did
+// (InstallResult): shared by a new installation (install.hpp) and by an
+// installed prefix's update (installed.hpp, adopt.hpp, reconfigure.hpp).
+#pragma once
+
+#include <optional>
+#include <shimctl/core/manifest.hpp>
+#include <shimctl/core/session.hpp>
+#include <shimctl/core/verify_report.hpp>
+#include <string>
+#include <vector>
+
+namespace shimctl::core {
+
+struct InstallOptions {
+  std::string prefix;
+  std::optional<std::string> layout;
+  std::vector<std::string> compilers;
+  std::optional<std::string> cache_kind; // --cache (ccache when not given)
+  std::optional<std::string> cache_tool; // explicit path
+  std::optional<std::string> cache_dir;
+  std::optional<std::string> max_size;
+  std::optional<std::string> remote;
+  bool remote_read_only = false;
+  std::optional<std::string> shared_cache; // --shared-cache DIR (with --group)
+  std::optional<std::string> shared_group; // --group NAME
+  bool allow_world_writable = false;
+  bool divert = false; // --divert: dpkg-divert packaged compilers to their .real
+  bool dry_run = false;
+  bool keep_on_failure = false;
+  bool verify = true;
+  VerifyOptions verify_options;
+  SessionOptions session;
+};
+
+struct InstallResult {
+  enum class Action {
+    installed,
+    unchanged,
+    planned,
+    readopted,
+    reconfigured
+  } action = Action::installed;
+  Manifest manifest;
+  std::vector<std::string> plan;      // one line per step (per changed setting when reconfigured)
+  std::vector<std::string> notes;     // what discovery skipped
+  bool plan_changes_settings = false; // a dry run on an installed prefix: PLAN lists settings
+  std::optional<VerifyReport> report;
+};
+
+// --cache-dir as an absolute path (relative ones are taken from the working
+// directory: the shim runs in every directory).
+[[nodiscard]] util::Result<std::optional<std::string>> absolute_cache_dir(
+  const std::optional<std::string>& dir);
+
+} // namespace shimctl::core

@@ -1,0 +1,34 @@
+// The transaction steps of install, rollback, adopt and refresh: which files
+// each one links, writes and restores, in which order.
+#pragma once
+
+#include <shimctl/core/context.hpp>
+#include <shimctl/core/manifest.hpp>
+#include <shimctl/core/transaction.hpp>
+#include <shimctl/util/dir.hpp>
+#include <string>
+#include <vector>
+
+namespace shimctl::core {
+
+// The steps that install MANIFEST's shims. Each link_real carries the
+// original's planned SHA-256: the transaction refuses an original that changed
+// since it was planned.
+[[nodiscard]] std::vector<Step> install_steps(const Manifest& manifest);
+
+// The steps that roll MANIFEST back.
+[[nodiscard]] std::vector<Step> rollback_steps(const Manifest& manifest);
+
+// PREFIX-relative path of the shim config in DIR ("" = the prefix itself).
+[[nodiscard]] std::string shim_config_path(const std::string& dir);
+[[nodiscard]] Step shim_step(const WrappedCompiler& compiler);
+[[nodiscard]] Step manifest_step(const Manifest& manifest);
+
+// Prints "[i/total] what" through CONTEXT's progress for each finished step.
+[[nodiscard]] StepObserver step_progress(const Context& context, std::size_t total);
+
+// The record of the regular file PATH (relative to the prefix).
+[[nodiscard]] util::Result<FileRecord> record_original(const util::Dir& prefix_dir,
+                                                       const std::string& path);
+
+} // namespace shimctl::core
