@@ -1,8 +1,8 @@
 #include "temp_dir.hpp"
 
 #include <algorithm>
-#include <shimctl/core/fingerprint.hpp>
 #include <shimctl/core/layout.hpp>
+#include <shimctl/identity/fingerprint.hpp>
 #include <shimctl/util/dir.hpp>
 
 using namespace shimctl;
@@ -192,7 +192,7 @@ TEST_CASE("rocm identity globs find device libraries in every known place") {
   auto p = make_temp_dir();
   // ROCm <= 5, ROCm 6 (resource dir with lib/), ROCm 7 (no lib/). A distribution's places
   // (Debian: /usr/lib/<triplet>/amdgcn, /usr/lib/llvm-N/lib/clang/N/amdgcn) come from
-  // hipcc's job list (core/job_inputs.hpp), not from globs.
+  // hipcc's job list (identity/job_inputs.hpp), not from globs.
   std::vector<std::string> bitcode{ "amdgcn/bitcode/ocml.bc",
                                     "lib/llvm/lib/clang/19/lib/amdgcn/bitcode/ocml.bc",
                                     "lib/llvm/lib/clang/21/amdgcn/bitcode/ocml.bc" };

@@ -2,9 +2,9 @@
 #include <fmt/format.h>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <shimctl/build/build_check.hpp>
+#include <shimctl/build/build_stats.hpp>
 #include <shimctl/cli/commands.hpp>
-#include <shimctl/core/build_check.hpp>
-#include <shimctl/core/build_stats.hpp>
 
 namespace shimctl::cli {
 

@@ -1,9 +1,9 @@
 // `shimctl cache export FILE [PREFIX]` and `shimctl cache import FILE [PREFIX] [--force]`.
 #include <fmt/format.h>
 #include <memory>
+#include <shimctl/cache/cache_archive.hpp>
 #include <shimctl/cli/commands.hpp>
 #include <shimctl/cli/progress.hpp>
-#include <shimctl/core/cache_archive.hpp>
 
 namespace shimctl::cli {
 

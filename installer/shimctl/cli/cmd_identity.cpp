@@ -2,7 +2,7 @@
 // identity snapshot is stale. Prints the toolchain's current fingerprint.
 #include <fmt/format.h>
 #include <shimctl/cli/commands.hpp>
-#include <shimctl/core/identity_check.hpp>
+#include <shimctl/identity/identity_check.hpp>
 
 namespace shimctl::cli {
 

@@ -10,12 +10,12 @@
 #include <shimctl/cli/progress.hpp>
 #include <shimctl/cli/render.hpp>
 #include <shimctl/cli/version.hpp>
-#include <shimctl/core/identity.hpp>
 #include <shimctl/core/install.hpp>
 #include <shimctl/core/installed.hpp>
 #include <shimctl/core/rollback.hpp>
 #include <shimctl/core/status.hpp>
-#include <shimctl/core/verify.hpp>
+#include <shimctl/identity/identity.hpp>
+#include <shimctl/verify/verify.hpp>
 #include <unistd.h>
 
 using namespace shimctl;

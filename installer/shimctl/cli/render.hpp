@@ -2,11 +2,11 @@
 #pragma once
 
 #include <nlohmann/json.hpp>
-#include <shimctl/core/fingerprint.hpp>
 #include <shimctl/core/install.hpp>
 #include <shimctl/core/rollback.hpp>
 #include <shimctl/core/status.hpp>
-#include <shimctl/core/verify.hpp>
+#include <shimctl/identity/fingerprint.hpp>
+#include <shimctl/verify/verify.hpp>
 #include <string>
 
 namespace shimctl::cli {

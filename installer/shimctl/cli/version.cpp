@@ -4,8 +4,8 @@
 #include <fmt/format.h>
 #include <fstream>
 #include <iterator>
+#include <shimctl/cache/cache_backend.hpp>
 #include <shimctl/cli/version.hpp>
-#include <shimctl/core/cache_backend.hpp>
 #include <shimctl/core/test_hooks.hpp>
 
 namespace shimctl::cli {

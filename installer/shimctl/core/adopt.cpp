@@ -1,11 +1,11 @@
 #include <algorithm>
+#include <shimctl/cache/shim_config.hpp>
 #include <shimctl/core/adopt.hpp>
-#include <shimctl/core/fingerprint.hpp>
-#include <shimctl/core/identity_snapshot.hpp>
 #include <shimctl/core/layout.hpp>
-#include <shimctl/core/shim_config.hpp>
 #include <shimctl/core/steps.hpp>
 #include <shimctl/core/transaction.hpp>
+#include <shimctl/identity/fingerprint.hpp>
+#include <shimctl/identity/identity_snapshot.hpp>
 
 namespace shimctl::core {
 

@@ -1,19 +1,19 @@
 #include <algorithm>
-#include <shimctl/core/cache_backend.hpp>
+#include <shimctl/cache/cache_backend.hpp>
+#include <shimctl/cache/sccache_server.hpp>
+#include <shimctl/cache/shared_cache.hpp>
+#include <shimctl/cache/shim_config.hpp>
 #include <shimctl/core/discovery.hpp>
 #include <shimctl/core/divert.hpp>
-#include <shimctl/core/fingerprint.hpp>
-#include <shimctl/core/identity_snapshot.hpp>
 #include <shimctl/core/install.hpp>
-#include <shimctl/core/probe.hpp>
 #include <shimctl/core/rollback.hpp>
-#include <shimctl/core/sccache_server.hpp>
-#include <shimctl/core/shared_cache.hpp>
-#include <shimctl/core/shim_config.hpp>
 #include <shimctl/core/steps.hpp>
 #include <shimctl/core/test_hooks.hpp>
-#include <shimctl/core/verify.hpp>
+#include <shimctl/identity/fingerprint.hpp>
+#include <shimctl/identity/identity_snapshot.hpp>
+#include <shimctl/identity/probe.hpp>
 #include <shimctl/util/sha256.hpp>
+#include <shimctl/verify/verify.hpp>
 
 namespace shimctl::core {
 

@@ -6,7 +6,7 @@
 #include <optional>
 #include <shimctl/core/manifest.hpp>
 #include <shimctl/core/session.hpp>
-#include <shimctl/core/verify_report.hpp>
+#include <shimctl/verify/verify_report.hpp>
 #include <string>
 #include <vector>
 

@@ -5,8 +5,8 @@
 #include <map>
 #include <optional>
 #include <shimctl/core/discovery.hpp>
-#include <shimctl/core/fingerprint.hpp>
 #include <shimctl/core/layout.hpp>
+#include <shimctl/identity/fingerprint.hpp>
 #include <shimctl/util/dir.hpp>
 #include <shimctl/util/error.hpp>
 #include <string>

@@ -2,10 +2,10 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h> // fmt::join (fmt >= 10)
 #include <set>
+#include <shimctl/cache/sccache_server.hpp>
 #include <shimctl/core/adopt.hpp>
 #include <shimctl/core/reconfigure.hpp>
-#include <shimctl/core/sccache_server.hpp>
-#include <shimctl/core/verify.hpp>
+#include <shimctl/verify/verify.hpp>
 
 namespace shimctl::core {
 

@@ -1,8 +1,8 @@
 #include <algorithm>
 #include <shimctl/core/discovery.hpp>
-#include <shimctl/core/identity_snapshot.hpp>
 #include <shimctl/core/session.hpp>
 #include <shimctl/core/transaction.hpp>
+#include <shimctl/identity/identity_snapshot.hpp>
 #include <shimctl/util/sha256.hpp>
 #include <sys/stat.h>
 

@@ -2,11 +2,11 @@
 #include <array>
 #include <filesystem>
 #include <fstream>
+#include <shimctl/cache/shim_config.hpp>
 #include <shimctl/core/adopt.hpp>
-#include <shimctl/core/shim_config.hpp>
 #include <shimctl/core/status.hpp>
-#include <shimctl/core/verify.hpp>
-#include <shimctl/core/verify_compile.hpp>
+#include <shimctl/verify/verify.hpp>
+#include <shimctl/verify/verify_compile.hpp>
 
 namespace shimctl::core {
 

@@ -5,10 +5,10 @@
 #include <cstdint>
 #include <map>
 #include <optional>
-#include <shimctl/core/cache_backend.hpp>
+#include <shimctl/cache/cache_backend.hpp>
 #include <shimctl/core/context.hpp>
-#include <shimctl/core/identity_snapshot.hpp>
 #include <shimctl/core/session.hpp>
+#include <shimctl/identity/identity_snapshot.hpp>
 #include <string>
 #include <vector>
 

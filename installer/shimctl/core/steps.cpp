@@ -1,4 +1,4 @@
-#include <shimctl/core/shim_config.hpp>
+#include <shimctl/cache/shim_config.hpp>
 #include <shimctl/core/steps.hpp>
 
 namespace shimctl::core {

@@ -1,0 +1,55 @@
+// The cache tools the shim can hand compiles to (ccache, sccache): finding
+// them, the environment the shim gives them, and reading their statistics.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <shimctl/core/manifest.hpp>
+#include <shimctl/util/error.hpp>
+#include <shimctl/util/process.hpp>
+#include <string>
+#include <vector>
+
+namespace shimctl::core {
+
+struct ShimEnvironment {
+  std::vector<std::string> defaults; // NAME=VALUE, applied where NAME is unset
+  std::vector<std::string> appends;  // NAME=VALUE, appended with ':' to NAME
+  // ccache: the shim keys the cache by the identity snapshot and asks this
+  // shimctl to re-check a stale one (identity/identity_snapshot.hpp).
+  std::string identity_helper;
+};
+
+// Finds the tool (`kind` in PATH unless PATH_OVERRIDE) and reads its version.
+[[nodiscard]] util::Result<CacheSettings> find_cache_tool(const std::string& kind,
+                                                          const std::optional<std::string>& path);
+
+// The shim's environment for SETTINGS: cache location and size, the modes
+// that make HIP builds hit (depend mode, sloppiness), and the toolchain
+// identity (IDENTITY_FILES: absolute paths of every input that decides the
+// output; FINGERPRINT: their combined hash at install time).
+[[nodiscard]] ShimEnvironment shim_environment(const CacheSettings& settings,
+                                               const std::string& fingerprint,
+                                               const std::vector<std::string>& identity_files);
+
+// The environment a shimctl process uses to talk to the same cache as the
+// shim (ccache -s, sccache --show-stats): the shim's defaults, with the
+// caller's own settings taking precedence.
+[[nodiscard]] std::map<std::string, std::optional<std::string>> tool_environment(
+  const ShimEnvironment& env);
+
+// Counters of the cache the tool uses under ENV: hits, misses and so on.
+struct CacheStats {
+  std::map<std::string, std::uint64_t> counters;
+  [[nodiscard]] std::uint64_t get(const std::string& name) const;
+  [[nodiscard]] std::uint64_t hits() const;
+  [[nodiscard]] std::uint64_t misses() const;
+};
+[[nodiscard]] util::Result<CacheStats> read_stats(const CacheSettings& settings,
+                                                  const util::RunOptions& options);
+
+// Where the cache keeps its files for this settings/environment.
+[[nodiscard]] std::string cache_location(const CacheSettings& settings,
+                                         const util::RunOptions& options);
+
+} // namespace shimctl::core

@@ -1,0 +1,81 @@
+// The toolchain fingerprint: SHA-256 over the contents of every file that
+// decides a compile's output (compilers, linkers, bundlers, device libraries,
+// version files): the layout's identity patterns, plus what the toolchain's
+// own `-###` job lists show it runs and reads (identity/job_inputs.hpp).
+#pragma once
+
+#include <functional>
+#include <shimctl/core/context.hpp>
+#include <shimctl/core/discovery.hpp>
+#include <shimctl/core/layout.hpp>
+#include <shimctl/identity/job_inputs.hpp>
+#include <shimctl/util/error.hpp>
+#include <string>
+#include <vector>
+
+namespace shimctl::core {
+
+struct IdentityInput {
+  // Relative to the prefix (a wrapped compiler is named by its .real), or
+  // absolute for a shared library outside it (identity/shared_libs.hpp).
+  std::string path;
+  std::string sha256;
+  std::uint64_t size = 0;
+  bool operator==(const IdentityInput&) const = default;
+};
+
+struct Fingerprint {
+  std::string sha256; // combine_inputs(inputs)
+  std::vector<IdentityInput> inputs;
+
+  // A short stable key for CI caches: "<layout>-<first 16 hex digits>".
+  [[nodiscard]] std::string cache_key(const std::string& layout) const;
+};
+
+// Files matched by the identity patterns, relative to the prefix, with every
+// wrapped compiler replaced by its .real, the REPORTED inputs (named the same
+// way: relative, or absolute outside the prefix), and the shared libraries
+// all their executables load (absolute when outside the prefix). WRAPPED
+// lists the paths of the wrapped compilers (relative).
+[[nodiscard]] std::vector<std::string> identity_files(
+  const std::string& prefix,
+  const std::vector<std::string>& patterns,
+  const std::vector<std::string>& wrapped,
+  const std::vector<std::string>& reported = {});
+
+struct ToolchainFiles {
+  std::vector<std::string> files; // the fingerprint's inputs (identity_files)
+  JobInputs reported;             // what the job lists showed, per compiler
+};
+
+// identity_files with the job-list inputs of every HIP-capable compiler
+// LAYOUT lists that exists in PREFIX, wrapped or not: the fingerprint does
+// not depend on which compilers are wrapped. Never runs a compile through a
+// shim (identity/job_inputs.hpp).
+[[nodiscard]] util::Result<ToolchainFiles> toolchain_files(const std::string& prefix,
+                                                           const Layout& layout,
+                                                           const std::vector<std::string>& wrapped);
+
+// An input's path on disk: PREFIX/PATH, or PATH itself when absolute.
+[[nodiscard]] std::string input_path(const std::string& prefix, const std::string& path);
+
+// Progress callback: (files done, files total, bytes done, bytes total).
+using FingerprintProgress =
+  std::function<void(std::size_t, std::size_t, std::uint64_t, std::uint64_t)>;
+
+// A FingerprintProgress that reports to CONTEXT.meter as "fingerprinting".
+[[nodiscard]] FingerprintProgress fingerprint_meter(const Context& context);
+
+// Hashes the files. With BEFORE_INSTALL, a ".real" name that does not exist
+// yet is read from the original (the same bytes it will hold).
+[[nodiscard]] util::Result<Fingerprint> compute_fingerprint(
+  const std::string& prefix,
+  const std::vector<std::string>& files,
+  bool before_install,
+  const FingerprintProgress& progress = {});
+
+// SHA-256 over the (path, sha256) pairs sorted by path; a wrapped compiler's
+// ".real" path counts under the compiler's own name.
+[[nodiscard]] std::string combine_inputs(const std::vector<IdentityInput>& inputs);
+
+} // namespace shimctl::core

@@ -1,0 +1,25 @@
+// The toolchain identity of a prefix as it is now, installed or not.
+#pragma once
+
+#include <shimctl/core/context.hpp>
+#include <shimctl/core/session.hpp>
+#include <shimctl/identity/fingerprint.hpp>
+#include <string>
+
+namespace shimctl::core {
+
+struct Identity {
+  std::string layout;
+  Fingerprint fingerprint;
+};
+
+[[nodiscard]] util::Result<Identity> current_identity(const Context& context,
+                                                      const std::string& prefix,
+                                                      const SessionOptions& session);
+
+// `shimctl refresh`: records the toolchain's current identity.
+[[nodiscard]] util::Result<Identity> refresh(const Context& context,
+                                             const std::string& prefix,
+                                             const SessionOptions& session);
+
+} // namespace shimctl::core

@@ -1,0 +1,33 @@
+#include <shimctl/core/session.hpp>
+#include <shimctl/core/state_files.hpp>
+#include <shimctl/identity/identity_check.hpp>
+#include <shimctl/identity/user_snapshot.hpp>
+
+namespace shimctl::core {
+
+using util::ExitCode;
+using util::fail;
+
+util::Result<IdentityCheck> check_identity(const std::string& prefix) {
+  TRY_ASSIGN(auto dir, util::Dir::open(prefix));
+  // The manifest's stat data before it is read: what the snapshot is valid with.
+  auto manifest_read =
+    stat_input(fmt::format("{}/{}/{}", prefix == "/" ? "" : prefix, state_dir_name, manifest_file));
+  TRY_ASSIGN(auto manifest, load_manifest(dir, prefix));
+  if (!manifest || !manifest_read)
+    return fail(ExitCode::not_installed, "{} is not installed", prefix);
+  IdentityCheck check;
+  TRY_ASSIGN(check.snapshot,
+             snapshot_identity(dir, *manifest, SnapshotWriter::bystander, *manifest_read));
+  if (check.snapshot.written || !check.snapshot.steady)
+    return check;
+  auto written =
+    write_user_snapshot(prefix, check.snapshot.fingerprint, *manifest_read, check.snapshot.stat);
+  if (written)
+    check.user_snapshot = *written;
+  else
+    check.user_why_not = written.error().message;
+  return check;
+}
+
+} // namespace shimctl::core

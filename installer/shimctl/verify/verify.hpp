@@ -1,0 +1,22 @@
+// Verification of an installation: the files are intact, the cache tool runs,
+// and real compiles through the shim work and hit the cache on repeat.
+#pragma once
+
+#include <shimctl/core/context.hpp>
+#include <shimctl/core/manifest.hpp>
+#include <shimctl/util/dir.hpp>
+#include <shimctl/verify/verify_report.hpp>
+#include <string>
+#include <vector>
+
+namespace shimctl::core {
+
+[[nodiscard]] util::Result<VerifyReport> verify(const Context& context,
+                                                const util::Dir& prefix_dir,
+                                                const Manifest& manifest,
+                                                const VerifyOptions& options);
+
+// Files whose content differs from the manifest's fingerprint inputs.
+[[nodiscard]] std::vector<std::string> changed_identity_inputs(const Manifest& manifest);
+
+} // namespace shimctl::core

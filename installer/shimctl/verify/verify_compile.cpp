@@ -1,0 +1,310 @@
+#include <algorithm>
+#include <fstream>
+#include <shimctl/cache/cache_backend.hpp>
+#include <shimctl/cache/shim_config.hpp>
+#include <shimctl/core/layout.hpp>
+#include <shimctl/core/scratch.hpp>
+#include <shimctl/core/transaction.hpp>
+#include <shimctl/util/process.hpp>
+#include <shimctl/verify/verify_compile.hpp>
+#include <sstream>
+
+namespace shimctl::core {
+
+namespace {
+
+constexpr std::string_view hip_source = R"(#include <hip/hip_runtime.h>
+__global__ void shimctl_verify(float* x) {
+  x[threadIdx.x] = sqrtf(x[threadIdx.x]) + sinf(x[threadIdx.x]);
+}
+)";
+
+constexpr std::string_view cuda_source = R"(__global__ void shimctl_verify(float* x) {
+  x[threadIdx.x] = sqrtf(x[threadIdx.x]) + sinf(x[threadIdx.x]);
+}
+)";
+
+constexpr std::string_view c_source = R"(#include <stdio.h>
+int main(void) { puts("shimctl verify c"); return 0; }
+)";
+
+constexpr std::string_view cxx_source = R"(#include <iostream>
+int main() { std::cout << "shimctl verify c++" << std::endl; return 0; }
+)";
+
+struct Probe {
+  std::string file;
+  std::string_view source;
+  std::vector<std::string> flags;
+};
+
+bool is_cxx_name(const std::string& path) {
+  return util::split_relative(path).second.find("++") != std::string::npos;
+}
+
+// The name to compile through: the wrapped file itself when the layout names it as a
+// compiler, else the first of its aliases the layout names (ROCm's amdllvm is a launcher
+// that works only as amdclang or amdclang++).
+std::string invoked_name(const Context& context, const Manifest& m, const WrappedCompiler& c) {
+  auto layouts = load_layouts(context.layouts_dir);
+  if (!layouts)
+    return c.path;
+  auto it = std::find_if(
+    layouts->begin(), layouts->end(), [&](const Layout& l) { return l.name == m.layout; });
+  if (it == layouts->end())
+    return c.path;
+  auto named = [&](const std::string& path) {
+    return std::any_of(it->compilers.begin(), it->compilers.end(), [&](const CompilerSpec& spec) {
+      return spec.path == path;
+    });
+  };
+  if (named(c.path))
+    return c.path;
+  for (const auto& alias : c.aliases)
+    if (named(alias.path))
+      return alias.path;
+  return c.path;
+}
+
+Probe probe_for(const std::string& invoked,
+                const WrappedCompiler& c,
+                const VerifyOptions& options) {
+  switch (c.verify) {
+    case VerifyKind::hip:
+      return { "k.hip", hip_source, { "-x", "hip", "--offload-arch=" + options.offload_arch } };
+    case VerifyKind::cuda:
+      return { "k.cu", cuda_source, { "-arch=" + options.cuda_arch } };
+    case VerifyKind::c_cxx:
+      break;
+  }
+  if (is_cxx_name(invoked))
+    return { "x.cpp", cxx_source, {} };
+  return { "x.c", c_source, {} };
+}
+
+std::string read_text(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+std::string first_line(const std::string& text) {
+  auto line = text.substr(0, text.find('\n'));
+  return line.size() > 200 ? line.substr(0, 200) + "..." : line;
+}
+
+struct Compile {
+  util::RunResult result;
+  std::string object;
+};
+
+util::Result<Compile> compile_in_fresh_dir(const std::string& compiler,
+                                           const Probe& probe,
+                                           util::RunOptions options,
+                                           bool through_shim) {
+  TRY_ASSIGN(auto scratch, ScratchDir::create("verify"));
+  TRY(scratch.write(probe.file, probe.source));
+  options.cwd = scratch.path();
+  if (!through_shim)
+    options.env["SHIMCTL_DISABLE"] = "1";
+  std::vector<std::string> argv{ compiler };
+  argv.insert(argv.end(), probe.flags.begin(), probe.flags.end());
+  argv.insert(argv.end(), { "-c", probe.file, "-o", "out.o" });
+  TRY_ASSIGN(auto r, util::run(argv, options));
+  return Compile{ r, read_text(scratch.file("out.o")) };
+}
+
+void check_link_and_run(const std::string& prefix,
+                        const std::string& invoked,
+                        const Probe& probe,
+                        std::vector<Check>& out) {
+  auto scratch = ScratchDir::create("verify");
+  if (!scratch)
+    return;
+  if (!scratch->write(probe.file, probe.source))
+    return;
+  util::RunOptions options;
+  options.cwd = scratch->path();
+  options.env["CCACHE_NOSTATS"] = "1"; // a link is not cached; do not count it either
+  auto link = util::run({ prefix + "/" + invoked, probe.file, "-o", "prog" }, options);
+  if (!link || !link->ok()) {
+    out.push_back(
+      { invoked, "link", Outcome::fail, link ? first_line(link->err) : link.error().message });
+    return;
+  }
+  auto run = util::run({ scratch->file("prog") });
+  bool ran = run && run->ok() && run->out.find("shimctl verify") != std::string::npos;
+  out.push_back({ invoked,
+                  "link+run",
+                  ran ? Outcome::pass : Outcome::fail,
+                  ran ? first_line(run->out) : "the linked program did not run" });
+}
+
+// sccache's reasons for not caching, from the statistics delta: ": -x".
+std::string sccache_reasons(const util::Result<CacheStats>& before,
+                            const util::Result<CacheStats>& after) {
+  if (!before || !after)
+    return "";
+  std::string reasons;
+  for (const auto& [name, count] : after->counters)
+    if (name.starts_with("not_cached:") && count > before->get(name))
+      reasons += (reasons.empty() ? ": " : ", ") + name.substr(11);
+  return reasons;
+}
+
+} // namespace
+
+CcacheLogOutcome ccache_log_outcome(const std::string& log) {
+  // Every ccache 4.x logs this line when it hands out a stored result (direct, preprocessed or
+  // remote); "Result: X" lines follow only where statistics are on (4.7), so they name a miss.
+  if (log.find("Succeeded getting cached result") != std::string::npos)
+    return { true, "" };
+  if (log.empty())
+    return { false, "ccache wrote no log (was ccache run at all?)" };
+  std::vector<std::string> reasons;
+  std::istringstream in(log);
+  for (std::string line; std::getline(in, line);) {
+    auto text = line.substr(line.find("] ") == std::string::npos ? 0 : line.find("] ") + 2);
+    bool telling = text.starts_with("Result: ") || text.starts_with("Disabling ") ||
+                   text.starts_with("Failed ") || text.find("not cacheable") != std::string::npos ||
+                   text.find("unsupported") != std::string::npos ||
+                   text.find("Unsupported") != std::string::npos;
+    if (telling && std::find(reasons.begin(), reasons.end(), text) == reasons.end())
+      reasons.push_back(text);
+  }
+  if (reasons.empty())
+    return { false, "ccache's log shows no stored result was used (a miss)" };
+  std::string why;
+  for (const auto& r : reasons)
+    why += (why.empty() ? "" : "; ") + r;
+  return { false, why.size() > 300 ? why.substr(0, 300) + "..." : why };
+}
+
+std::string read_events(const util::Dir& prefix_dir) {
+  auto state = prefix_dir.open_relative(state_dir_name);
+  if (!state)
+    return "";
+  auto text = state->read_file(events_file, 16 << 20);
+  if (!text || text->empty())
+    return "";
+  std::size_t lines = 0;
+  std::string last;
+  std::istringstream in(*text);
+  for (std::string line; std::getline(in, line);) {
+    ++lines;
+    last = line;
+  }
+  return fmt::format(
+    "{} shim event(s) recorded in {}; last: {}", lines, state->path_of(events_file), last);
+}
+
+void verify_compiles(const Context& context,
+                     const Manifest& m,
+                     const WrappedCompiler& c,
+                     const VerifyOptions& options,
+                     std::vector<Check>& out) {
+  auto invoked = invoked_name(context, m, c);
+  auto probe = probe_for(invoked, c, options);
+  auto compiler = m.prefix + "/" + invoked;
+  auto env = shim_environment(m.cache, m.fingerprint.sha256, identity_paths(m));
+  util::RunOptions run_options;
+  run_options.env = tool_environment(env);
+  run_options.env["SHIMCTL_DISABLE"] = std::nullopt;
+  run_options.env["SHIMCTL_ACTIVE"] = std::nullopt;
+  auto log_dir = ScratchDir::create("ccachelog");
+  if (!log_dir) {
+    out.push_back({ c.path, "compile", Outcome::fail, log_dir.error().message });
+    return;
+  }
+  auto shim_options = run_options;
+  if (m.cache.kind == "ccache") {
+    // The users' counters are left exactly as they were. Evidence per invocation comes from
+    // ccache's debug log: ccache >= 4.10 writes no stats log when stats are off.
+    shim_options.env["CCACHE_NOSTATS"] = "1";
+  }
+
+  auto cold = compile_in_fresh_dir(compiler, probe, shim_options, true);
+  if (!cold || !cold->result.ok()) {
+    out.push_back({ c.path,
+                    "compile",
+                    Outcome::fail,
+                    cold ? "a test compile through the shim failed: " + first_line(cold->result.err)
+                         : cold.error().message });
+    return;
+  }
+  auto before = read_stats(m.cache, run_options);
+  auto log_path = log_dir->file("ccache.log");
+  auto warm_options = shim_options;
+  if (m.cache.kind == "ccache")
+    warm_options.env["CCACHE_LOGFILE"] = log_path;
+  auto warm = compile_in_fresh_dir(compiler, probe, warm_options, true);
+  if (!warm || !warm->result.ok()) {
+    out.push_back({ c.path,
+                    "compile",
+                    Outcome::fail,
+                    warm ? "the repeat compile failed: " + first_line(warm->result.err)
+                         : warm.error().message });
+    return;
+  }
+  out.push_back(
+    { c.path,
+      "compile",
+      Outcome::pass,
+      fmt::format("{} through the shim: {} bytes of object", probe.file, warm->object.size()) });
+
+  if (m.cache.kind == "ccache") {
+    auto outcome = ccache_log_outcome(read_text(log_path));
+    out.push_back({ c.path,
+                    "cache hit",
+                    outcome.hit ? Outcome::pass : Outcome::fail,
+                    outcome.hit ? "the repeat compile was a cache hit (ccache's log)"
+                                : "the repeat compile was not a cache hit: " + outcome.why });
+  } else {
+    auto after = read_stats(m.cache, run_options);
+    if (before && after && after->hits() > before->hits())
+      out.push_back({ c.path,
+                      "cache hit",
+                      Outcome::pass,
+                      "the repeat compile was a cache hit (sccache statistics delta)" });
+    else
+      out.push_back({ c.path,
+                      "cache hit",
+                      Outcome::not_cached,
+                      fmt::format("not cached by sccache {}{} (it compiles, uncached)",
+                                  m.cache.version,
+                                  sccache_reasons(before, after)) });
+  }
+
+  auto direct = compile_in_fresh_dir(compiler, probe, run_options, false);
+  if (!direct || !direct->result.ok()) {
+    out.push_back({ c.path, "reference", Outcome::warn, "the original alone failed to compile" });
+  } else if (direct->object == warm->object) {
+    out.push_back({ c.path, "reference", Outcome::pass, "identical to the original's object" });
+  } else if (direct->object.size() == warm->object.size()) {
+    out.push_back(
+      { c.path,
+        "reference",
+        Outcome::pass,
+        "same size as the original's object (bytes differ: nondeterministic compiler)" });
+  } else {
+    out.push_back({ c.path,
+                    "reference",
+                    Outcome::fail,
+                    fmt::format("object is {} bytes, the original's {}",
+                                warm->object.size(),
+                                direct->object.size()) });
+  }
+
+  if (c.verify == VerifyKind::c_cxx) {
+    check_link_and_run(m.prefix, invoked, probe, out);
+    for (const auto& alias : c.aliases) {
+      if (is_cxx_name(alias.path) && !is_cxx_name(invoked)) {
+        Probe cxx{ "x.cpp", cxx_source, {} };
+        check_link_and_run(m.prefix, alias.path, cxx, out);
+      }
+    }
+  }
+}
+
+} // namespace shimctl::core

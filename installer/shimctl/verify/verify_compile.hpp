@@ -1,0 +1,33 @@
+// Verification by real compiles through the shim: a cold compile, a repeat
+// from a fresh directory that must hit the cache, and a reference compile of
+// the original for comparison.
+#pragma once
+
+#include <shimctl/core/context.hpp>
+#include <shimctl/core/manifest.hpp>
+#include <shimctl/util/dir.hpp>
+#include <shimctl/verify/verify_report.hpp>
+#include <string>
+#include <vector>
+
+namespace shimctl::core {
+
+void verify_compiles(const Context& context,
+                     const Manifest& manifest,
+                     const WrappedCompiler& c,
+                     const VerifyOptions& options,
+                     std::vector<Check>& out);
+
+// What ccache's debug log (CCACHE_LOGFILE) of one compile says about it: a hit
+// ("Succeeded getting cached result", logged by every ccache 4.x whether or
+// not statistics are on), else the lines that tell why not.
+struct CcacheLogOutcome {
+  bool hit = false;
+  std::string why; // empty for a hit
+};
+[[nodiscard]] CcacheLogOutcome ccache_log_outcome(const std::string& log);
+
+// A one-line summary of the shim's events.log ("" when there are none).
+[[nodiscard]] std::string read_events(const util::Dir& prefix_dir);
+
+} // namespace shimctl::core

@@ -1,0 +1,132 @@
+#include <algorithm>
+#include <shimctl/cache/cache_backend.hpp>
+#include <shimctl/cache/shim_config.hpp>
+#include <shimctl/core/scratch.hpp>
+#include <shimctl/util/process.hpp>
+#include <shimctl/verify/verify_remote.hpp>
+
+namespace shimctl::core {
+
+namespace {
+
+// The same source every run: the remote holds one entry per toolchain for
+// verify, not one per run.
+constexpr std::string_view remote_source =
+  "int shimctl_verify_remote(int x) { return x * 7 + 3; }\n";
+
+struct RemoteProbe {
+  const WrappedCompiler* compiler = nullptr;
+  std::string file;
+  std::vector<std::string> flags;
+};
+
+// The cheapest compiler to test with: a C/C++ compiler, else HIP, else CUDA.
+RemoteProbe pick_probe(const Manifest& m, const VerifyOptions& options) {
+  RemoteProbe best;
+  int best_rank = 9;
+  for (const auto& c : m.compilers) {
+    int rank = c.verify == VerifyKind::c_cxx ? 0 : c.verify == VerifyKind::hip ? 1 : 2;
+    if (rank >= best_rank)
+      continue;
+    best_rank = rank;
+    best.compiler = &c;
+    if (c.verify == VerifyKind::c_cxx) {
+      best.file = "remote.c";
+      best.flags = {};
+    } else if (c.verify == VerifyKind::hip) {
+      best.file = "remote.hip";
+      best.flags = { "-x", "hip", "--offload-arch=" + options.offload_arch };
+    } else {
+      best.file = "remote.cu";
+      best.flags = { "-arch=" + options.cuda_arch };
+    }
+  }
+  return best;
+}
+
+// One compile through the shim with its own, empty local cache: its ccache
+// counters (remote_storage_read_hit, remote_storage_error, ...).
+util::Result<CacheStats> compile_with_empty_local_cache(const Manifest& m,
+                                                        const RemoteProbe& probe,
+                                                        util::RunOptions options,
+                                                        std::string& error) {
+  TRY_ASSIGN(auto local, ScratchDir::create("remote-local"));
+  TRY_ASSIGN(auto work, ScratchDir::create("remote-src"));
+  TRY(work.write(probe.file, remote_source));
+  options.env["CCACHE_DIR"] = local.path();
+  options.cwd = work.path();
+  std::vector<std::string> argv{ m.prefix + "/" + probe.compiler->path };
+  argv.insert(argv.end(), probe.flags.begin(), probe.flags.end());
+  argv.insert(argv.end(), { "-c", probe.file, "-o", "remote.o" });
+  TRY_ASSIGN(auto r, util::run(argv, options));
+  if (!r.ok())
+    error = r.err.substr(0, r.err.find('\n'));
+  options.cwd.clear();
+  return read_stats(m.cache, options);
+}
+
+} // namespace
+
+void verify_remote(const Manifest& m, const VerifyOptions& options, std::vector<Check>& out) {
+  if (!m.cache.remote || m.cache.kind != "ccache")
+    return;
+  const auto& url = *m.cache.remote;
+  auto probe = pick_probe(m, options);
+  if (!probe.compiler)
+    return;
+  util::RunOptions run_options;
+  auto env = shim_environment(m.cache, m.fingerprint.sha256, identity_paths(m));
+  run_options.env = tool_environment(env);
+  run_options.env["SHIMCTL_DISABLE"] = std::nullopt;
+  run_options.env["SHIMCTL_ACTIVE"] = std::nullopt;
+
+  // The first compile stores the entry (unless the remote has it already or
+  // is read-only); the second, with another empty local cache, must read it.
+  std::string error;
+  auto first = compile_with_empty_local_cache(m, probe, run_options, error);
+  auto second = first ? compile_with_empty_local_cache(m, probe, run_options, error) : first;
+  if (!second) {
+    out.push_back({ "remote", url, Outcome::fail, second.error().message });
+    return;
+  }
+  if (!error.empty()) {
+    out.push_back({ "remote",
+                    url,
+                    Outcome::fail,
+                    "a compile through the shim failed with the remote configured: " + error });
+    return;
+  }
+  if (second->get("remote_storage_error") + second->get("remote_storage_timeout") > 0) {
+    out.push_back(
+      { "remote",
+        url,
+        Outcome::warn,
+        fmt::format("remote storage {} is unreachable: compiles use the local cache", url) });
+    return;
+  }
+  if (second->get("remote_storage_read_hit") > 0) {
+    out.push_back({ "remote",
+                    url,
+                    Outcome::pass,
+                    fmt::format("a compile with an empty local cache was served from the remote "
+                                "({}{})",
+                                probe.compiler->path,
+                                m.cache.remote_read_only ? ", read-only" : "") });
+    return;
+  }
+  if (m.cache.remote_read_only) {
+    out.push_back({ "remote",
+                    url,
+                    Outcome::warn,
+                    "reachable, but the read-only remote holds no entry for the test compile yet "
+                    "(a writer populates it); nothing was written" });
+    return;
+  }
+  out.push_back({ "remote",
+                  url,
+                  Outcome::fail,
+                  "the repeat compile with an empty local cache was not served from the remote "
+                  "(remote_storage_read_miss); check the URL and the server's write permissions" });
+}
+
+} // namespace shimctl::core

@@ -1,0 +1,41 @@
+#include <doctest/doctest.h>
+#include <shimctl/verify/verify_compile.hpp>
+
+using shimctl::core::ccache_log_outcome;
+
+TEST_SUITE_BEGIN("core::verify_compile");
+
+// Lines captured from real ccache debug logs (CCACHE_LOGFILE, CCACHE_NOSTATS=1) of a repeat
+// compile: ccache 4.7.5 (Debian 12) still logs "Result:" lines, 4.14.2 (sid) logs none.
+TEST_CASE("a hit: ccache 4.7.5 and 4.14.2") {
+  SUBCASE("4.7.5") {
+    auto log = "[2026-12-02T00:02:06.919243 18031] Result key: a16bg4jbcs59arpufnrhpoe6vhj3ojn4a\n"
+               "[2026-12-02T00:02:06.919457 18031] Succeeded getting cached result\n"
+               "[2026-12-02T00:02:06.919467 18031] Result: direct_cache_hit\n";
+    CHECK(ccache_log_outcome(log).hit);
+  }
+  SUBCASE("4.14.2") {
+    auto log = "[2026-12-02T00:02:06.552677 18000] Got result key from manifest\n"
+               "[2026-12-02T00:02:06.552895 18000] Succeeded getting cached result\n";
+    auto outcome = ccache_log_outcome(log);
+    CHECK(outcome.hit);
+    CHECK(outcome.why.empty());
+  }
+}
+
+TEST_CASE("a miss names what the log tells") {
+  auto log = "[2026-12-02T00:02:06.838437 18025] Result key: a16bg4jbcs59arpufnrhpoe6vhj3ojn4a\n"
+             "[2026-12-02T00:02:06.903759 18025] Result: cache_miss\n"
+             "[2026-12-02T00:02:06.903763 18025] Result: direct_cache_miss\n"
+             "[2026-12-02T00:02:06.903763 18025] Result: direct_cache_miss\n";
+  auto outcome = ccache_log_outcome(log);
+  CHECK_FALSE(outcome.hit);
+  CHECK(outcome.why == "Result: cache_miss; Result: direct_cache_miss");
+
+  auto quiet = ccache_log_outcome("[2026-12-02T00:02:06 1] Got result key from preprocessor\n");
+  CHECK_FALSE(quiet.hit);
+  CHECK(quiet.why == "ccache's log shows no stored result was used (a miss)");
+  CHECK(ccache_log_outcome("").why == "ccache wrote no log (was ccache run at all?)");
+}
+
+TEST_SUITE_END();
