@@ -4,6 +4,7 @@
 
 #include <shimctl/core/context.hpp>
 #include <shimctl/core/session.hpp>
+#include <shimctl/core/transaction.hpp> // BusyWait
 #include <string>
 #include <vector>
 
