@@ -5,6 +5,7 @@
 #include <shimctl/build/build_check.hpp>
 #include <shimctl/build/build_stats.hpp>
 #include <shimctl/cli/commands.hpp>
+#include <shimctl/cli/progress.hpp>
 
 namespace shimctl::cli {
 
@@ -15,7 +16,7 @@ struct MeasureArgs {
   bool json = false;
 };
 
-int run_measure(const MeasureArgs& args) {
+int run_measure(const MeasureArgs& args, Warnings& warnings) {
   auto stats = core::measure_build(
     args.command, args.json ? core::BuildStdout::to_stderr : core::BuildStdout::inherit);
   if (!stats)
@@ -24,20 +25,21 @@ int run_measure(const MeasureArgs& args) {
   bool none = s.calls == 0;
   std::string warning;
   if (none)
-    warning = "WARNING: zero compiles reached the cache: the launcher never reached the compiler "
-              "(is the build using the shimmed compilers or a ccache launcher, and was it already "
-              "up to date?)";
+    warning = "zero compiles reached the cache: the launcher never reached the compiler (is the "
+              "build using the shimmed compilers or a ccache launcher, and was it already up to "
+              "date?)";
   else if (s.compiles() == 0)
-    warning =
-      fmt::format("WARNING: {} calls reached ccache but none was a cacheable compile", s.calls);
+    warning = fmt::format("{} calls reached ccache but none was a cacheable compile", s.calls);
   if (args.json) {
+    if (!warning.empty())
+      warnings.add(warning);
     nlohmann::json j{ { "exit_code", s.exit_code },    { "calls", s.calls },
                       { "compiles", s.compiles() },    { "hits", s.hits },
                       { "misses", s.misses },          { "hit_rate", s.hit_rate() },
                       { "uncacheable", s.uncacheable } };
     if (!warning.empty())
-      j["warning"] = warning;
-    fmt::print("{}\n", j.dump(2));
+      j["warning"] = warning; // before "warnings"; kept for scripts that read it
+    print_json(std::move(j), warnings);
   } else {
     fmt::print(stderr,
                "shimctl measure: {} compiles through the cache: {} hits, {} misses, "
@@ -50,17 +52,20 @@ int run_measure(const MeasureArgs& args) {
     if (other)
       fmt::print(stderr, " ({} other calls not cacheable)", other);
     fmt::print(stderr, "; build exit code {}\n", s.exit_code);
+    if (!warning.empty())
+      warnings.add(warning);
   }
-  if (!warning.empty())
-    fmt::print(stderr, "shimctl measure: {}\n", warning);
   return s.exit_code;
 }
 
-int run_check(const core::Context& context, const std::string& dir, bool json) {
+int run_check(core::Context& context, const std::string& dir, bool json, Warnings& warnings) {
+  attach_progress(context, json);
   auto check = core::check_build(context, dir);
   if (!check)
     return report_error(check.error());
   if (json) {
+    for (const auto& w : check->warnings)
+      warnings.add(w);
     nlohmann::json langs = nlohmann::json::array();
     for (const auto& l : check->languages)
       langs.push_back({ { "language", l.language },
@@ -70,13 +75,11 @@ int run_check(const core::Context& context, const std::string& dir, bool json) {
                         { "compiler_is_shim", l.compiler_is_shim },
                         { "cached", l.cached },
                         { "how", l.how } });
-    fmt::print("{}\n",
-               nlohmann::json{ { "build_dir", check->build_dir },
-                               { "generator", check->generator },
-                               { "languages", langs },
-                               { "warnings", check->warnings },
-                               { "ok", check->ok() } }
-                 .dump(2));
+    print_json({ { "build_dir", check->build_dir },
+                 { "generator", check->generator },
+                 { "languages", langs },
+                 { "ok", check->ok() } },
+               warnings);
   } else {
     for (const auto& l : check->languages)
       fmt::print("{:<5} {:>4} compile(s)  {:<8}  {}  ({})\n",
@@ -85,8 +88,9 @@ int run_check(const core::Context& context, const std::string& dir, bool json) {
                  l.cached ? "cached" : "UNCACHED",
                  l.how,
                  l.compiler);
+    std::fflush(stdout); // the table, then the warnings about it
     for (const auto& w : check->warnings)
-      fmt::print("warning: {}\n", w);
+      warnings.add(w);
     fmt::print("{}\n",
                check->ok() ? "every compiled language goes through a cache"
                            : "some compiles bypass the cache");
@@ -103,7 +107,8 @@ void add_build_commands(CLI::App& app, core::Context& context, Registry& registr
   measure->add_flag(
     "--json", margs->json, "Print JSON on stdout (the build's stdout goes to stderr)");
   measure->add_option("command", margs->command, "The build command, after --")->required();
-  registry.commands.push_back({ measure, [margs] { return run_measure(*margs); } });
+  registry.commands.push_back(
+    { measure, [&registry, margs] { return run_measure(*margs, registry.warnings); } });
 
   auto dir = std::make_shared<std::string>();
   auto json = std::make_shared<bool>(false);
@@ -111,8 +116,9 @@ void add_build_commands(CLI::App& app, core::Context& context, Registry& registr
     "check-build", "Report whether each language of a CMake build tree compiles through a cache");
   check->add_option("build_dir", *dir, "A configured CMake build directory")->required();
   check->add_flag("--json", *json, "Print machine-readable JSON on stdout");
-  registry.commands.push_back(
-    { check, [&context, dir, json] { return run_check(context, *dir, *json); } });
+  registry.commands.push_back({ check, [&context, &registry, dir, json] {
+                                 return run_check(context, *dir, *json, registry.warnings);
+                               } });
 }
 
 } // namespace shimctl::cli

@@ -11,19 +11,16 @@ namespace {
 
 struct CacheArgs {
   std::string file;
-  std::string prefix = "/opt/rocm";
+  Common common; // the prefix, --json, --wait
   bool force = false;
-  bool json = false;
-  double wait_seconds = -1;
 };
 
 core::CacheArchiveOptions options_of(const CacheArgs& args, Progress& line) {
   core::CacheArchiveOptions o;
   o.file = args.file;
-  o.prefix = args.prefix;
+  o.prefix = args.common.prefix_or_default();
   o.force = args.force;
-  if (args.wait_seconds >= 0)
-    o.session.wait = std::chrono::milliseconds(static_cast<long>(args.wait_seconds * 1000));
+  o.session = args.common.session();
   if (line.enabled())
     o.progress = [&line](std::uint64_t files,
                          std::uint64_t bytes,
@@ -34,8 +31,15 @@ core::CacheArchiveOptions options_of(const CacheArgs& args, Progress& line) {
   return o;
 }
 
-int report(const core::CacheArchiveResult& r, const CacheArgs& args, bool is_export) {
-  if (args.json) {
+int report(const core::CacheArchiveResult& r,
+           const CacheArgs& args,
+           bool is_export,
+           Warnings& warnings) {
+  if (r.mismatch_forced)
+    warnings.add(fmt::format("archive key {} differs from the installed toolchain's {} (--force)",
+                             r.header.cache_key,
+                             r.installed_key));
+  if (args.common.json) {
     auto j = nlohmann::json{ { "archive", args.file },
                              { "cache_dir", r.cache_dir },
                              { "header", core::to_json(r.header) },
@@ -45,7 +49,7 @@ int report(const core::CacheArchiveResult& r, const CacheArgs& args, bool is_exp
       j["kept"] = r.kept;
       j["forced"] = r.mismatch_forced;
     }
-    fmt::print("{}\n", j.dump(2));
+    print_json(std::move(j), warnings);
     return 0;
   }
   if (is_export) {
@@ -57,10 +61,6 @@ int report(const core::CacheArchiveResult& r, const CacheArgs& args, bool is_exp
                r.header.cache_key);
     return 0;
   }
-  if (r.mismatch_forced)
-    fmt::print("warning: archive key {} differs from the installed toolchain's {} (--force)\n",
-               r.header.cache_key,
-               r.installed_key);
   fmt::print("imported {} entries into {} ({} already present, kept); key {}\n",
              r.imported,
              r.cache_dir,
@@ -80,26 +80,24 @@ void add_archive_command(CLI::App* cache,
               : "Restore a cache archive into the prefix's local cache, atomically");
   cmd->add_option("file", args->file, "The archive (e.g. ccache-$(shimctl cache-key).tar.zst)")
     ->required();
-  cmd->add_option("prefix", args->prefix, "Toolchain root (default /opt/rocm)");
-  cmd->add_flag("--json", args->json, "Print machine-readable JSON on stdout");
-  cmd->add_option(
-    "--wait", args->wait_seconds, "Wait up to SECONDS for another shimctl working on the prefix");
+  add_common(cmd, args->common, false);
   if (!is_export)
     cmd->add_flag("--force",
                   args->force,
                   "Import an archive made for another toolchain (its entries will not hit)");
-  registry.commands.push_back(
-    { cmd, [&context, args, is_export] {
-       attach_progress(context, args->json);
-       Progress line(is_export ? "exporting" : "importing", "files", progress_style(args->json));
-       auto options = options_of(*args, line);
-       auto r =
-         is_export ? core::export_cache(context, options) : core::import_cache(context, options);
-       line.finish();
-       if (!r)
-         return report_error(r.error());
-       return report(*r, *args, is_export);
-     } });
+  registry.commands.push_back({ cmd, [&context, &registry, args, is_export] {
+                                 attach_progress(context, args->common.json);
+                                 Progress line(is_export ? "exporting" : "importing",
+                                               "files",
+                                               progress_style(args->common.json));
+                                 auto options = options_of(*args, line);
+                                 auto r = is_export ? core::export_cache(context, options)
+                                                    : core::import_cache(context, options);
+                                 line.finish();
+                                 if (!r)
+                                   return report_error(r.error());
+                                 return report(*r, *args, is_export, registry.warnings);
+                               } });
 }
 
 } // namespace

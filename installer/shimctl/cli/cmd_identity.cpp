@@ -6,29 +6,27 @@
 
 namespace shimctl::cli {
 
-void add_identity_commands(CLI::App& app, Registry& registry) {
+void add_identity_commands(CLI::App& app, core::Context&, Registry& registry) {
   auto* check = app.add_subcommand(
     "identity-check", "Re-hash the toolchain identity for the shim and print the fingerprint");
   check->group(""); // the shim's, not the user's
   auto prefix = std::make_shared<std::string>();
   check->add_option("prefix", *prefix, "The installed prefix")->required();
   registry.commands.push_back(
-    { check, [prefix] {
+    { check, [&registry, prefix] {
        auto result = core::check_identity(*prefix);
        if (!result)
          return report_error(result.error());
        const auto& snapshot = result->snapshot;
        if (!snapshot.written && !result->user_snapshot.empty())
-         fmt::print(stderr,
-                    "shimctl: identity snapshot not written: {}; wrote {} instead\n",
-                    snapshot.why_not,
-                    result->user_snapshot);
+         registry.warnings.add(fmt::format("identity snapshot not written: {}; wrote {} instead",
+                                           snapshot.why_not,
+                                           result->user_snapshot));
        else if (!snapshot.written)
-         fmt::print(stderr,
-                    "shimctl: identity snapshot not written: {}{}\n",
-                    snapshot.why_not,
-                    result->user_why_not.empty() ? ""
-                                                 : "; nor the user's: " + result->user_why_not);
+         registry.warnings.add(fmt::format(
+           "identity snapshot not written: {}{}",
+           snapshot.why_not,
+           result->user_why_not.empty() ? "" : "; nor the user's: " + result->user_why_not));
        fmt::print("{}\n", snapshot.fingerprint);
        return 0;
      } });

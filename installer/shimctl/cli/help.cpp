@@ -120,7 +120,12 @@ public:
   std::string make_option_opts(const CLI::Option* opt) const override {
     if (opt->get_positional())
       return opt->get_required() ? " (required)" : "";
-    return CLI::Formatter::make_option_opts(opt);
+    auto opts = CLI::Formatter::make_option_opts(opt);
+    // A list option taking one value per occurrence (--compilers a,b): no "...".
+    constexpr std::string_view more = " ...";
+    if (!opt->get_allow_extra_args() && opts.ends_with(more))
+      opts.resize(opts.size() - more.size());
+    return opts;
   }
 };
 

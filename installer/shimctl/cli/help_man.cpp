@@ -123,6 +123,14 @@ The shim's configuration, next to the shims it configures.
 The shim that \fBinstall\fR copies, and the toolchain layouts it knows.
 )";
 
+constexpr std::string_view diagnostics = R"(.SH DIAGNOSTICS
+An error is one line on stderr, "shimctl: error: MESSAGE", and a non\-zero exit status.
+A warning (the command succeeded, but something needs attention, such as an identity snapshot
+that could not be written) is one line on stderr, "shimctl: warning: MESSAGE", also with
+\fB\-\-json\fR; the JSON result lists the same messages in its "warnings" array (empty when
+there are none).
+)";
+
 } // namespace
 
 std::string man_page(const CLI::App& app, std::string_view version) {
@@ -149,6 +157,7 @@ std::string man_page(const CLI::App& app, std::string_view version) {
     out += fmt::format(".TP\n{}\n{}\n", c.code, roff(c.meaning));
   out += ".PP\n\\fBmeasure\\fR exits with the build command's own exit code; \\fBcheck\\-build\\fR "
          "exits 1 when some compiles bypass the cache.\n";
+  out += diagnostics;
   out += ".SH EXAMPLES\n.nf\n";
   for (const auto& e : examples_for(""))
     out += fmt::format("{}    # {}\n", roff(e.command), roff(e.comment));

@@ -208,4 +208,17 @@ util::Result<VerifyReport> verify(const Context& context,
   return report;
 }
 
+util::Result<VerifyReport> verify(const Context& context,
+                                  const std::string& prefix,
+                                  const SessionOptions& session_options,
+                                  const VerifyOptions& options) {
+  TRY_ASSIGN(auto session, open_session(context, prefix, session_options));
+  if (!session.manifest)
+    return util::fail(util::ExitCode::not_installed,
+                      "{} is not installed; run 'shimctl install {}' first",
+                      session.prefix,
+                      session.prefix);
+  return verify(context, session.dir, *session.manifest, options);
+}
+
 } // namespace shimctl::core

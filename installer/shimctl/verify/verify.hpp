@@ -4,6 +4,7 @@
 
 #include <shimctl/core/context.hpp>
 #include <shimctl/core/manifest.hpp>
+#include <shimctl/core/session.hpp>
 #include <shimctl/util/dir.hpp>
 #include <shimctl/verify/verify_report.hpp>
 #include <string>
@@ -14,6 +15,14 @@ namespace shimctl::core {
 [[nodiscard]] util::Result<VerifyReport> verify(const Context& context,
                                                 const util::Dir& prefix_dir,
                                                 const Manifest& manifest,
+                                                const VerifyOptions& options);
+
+// `shimctl verify PREFIX`: opens a session on PREFIX (its lock, recovery,
+// manifest) like every other command, then verifies; not installed is an
+// error (ExitCode::not_installed).
+[[nodiscard]] util::Result<VerifyReport> verify(const Context& context,
+                                                const std::string& prefix,
+                                                const SessionOptions& session,
                                                 const VerifyOptions& options);
 
 // Files whose content differs from the manifest's fingerprint inputs.

@@ -1,0 +1,30 @@
+// `shimctl status [PREFIX]`: what is wrapped, the cache, hits and misses.
+#include <fmt/format.h>
+#include <memory>
+#include <shimctl/cli/commands.hpp>
+#include <shimctl/cli/progress.hpp>
+#include <shimctl/cli/render.hpp>
+#include <shimctl/core/status.hpp>
+
+namespace shimctl::cli {
+
+void add_status_command(CLI::App& app, core::Context& context, Registry& registry) {
+  auto common = std::make_shared<Common>();
+  auto* cmd =
+    app.add_subcommand("status", "Show what is wrapped, the cache and its hit/miss counts");
+  add_common(cmd, *common, false);
+  registry.commands.push_back({ cmd, [&context, &registry, common] {
+                                 attach_progress(context, common->json);
+                                 auto report = core::status(
+                                   context, common->prefix_or_default(), common->session());
+                                 if (!report)
+                                   return report_error(report.error());
+                                 if (common->json)
+                                   print_json(status_json(*report), registry.warnings);
+                                 else
+                                   fmt::print("{}", status_text(*report));
+                                 return 0;
+                               } });
+}
+
+} // namespace shimctl::cli
