@@ -45,6 +45,29 @@ fail() {
 
 pass() { TESTS_PASSED=$((TESTS_PASSED + 1)); }
 
+# elapsed_since NANOSECONDS (from date +%s%N): seconds since then, one decimal.
+elapsed_since() {
+  local ns=$(($(date +%s%N) - $1))
+  printf '%d.%d' $((ns / 1000000000)) $((ns / 100000000 % 10))
+}
+
+# wait_until SECONDS WHAT COMMAND...: runs COMMAND (every 20 ms) until it succeeds; fails the
+# test after SECONDS (a whole number) with "timed out after SECONDS s waiting for WHAT". The
+# way to synchronise with something another process does: never a fixed sleep, never an upper
+# bound on how long it may take (SECONDS is generous: only a hang ends there).
+wait_until() {
+  local limit=$1 what=$2 deadline
+  shift 2
+  deadline=$(($(date +%s%N) + limit * 1000000000))
+  until "$@"; do
+    if [ "$(date +%s%N)" -ge "$deadline" ]; then
+      fail "timed out after $limit s waiting for $what"
+      return 1
+    fi
+    sleep 0.02
+  done
+}
+
 expect_eq() { # expected actual what
   [ "$1" = "$2" ] || { fail "$3: expected '$1', got '$2'"; return 1; }
 }
@@ -129,8 +152,19 @@ rocm_prefix() { # llvm-version [layout] | sid -> prints path
     return 0
   fi
   p=$SUITE_TMP/fixture-rocm$v-$layout
-  [ -d "$p" ] || "$SCRIPTS/make-rocm-prefix" "$p" --llvm "$v" --layout "$layout" >/dev/null || return 1
+  [ -d "$p" ] || { rm -rf "$p.new" && "$SCRIPTS/make-rocm-prefix" "$p.new" --llvm "$v" --layout "$layout" \
+    >/dev/null && mv "$p.new" "$p"; } || return 1
   echo "$p"
+}
+
+# copy_rocm_prefix DEST [LLVM [LAYOUT]]: DEST = a copy (cp -a: same bytes, modes and mtimes, new
+# inodes) of the suite's fixture prefix (rocm_prefix LLVM LAYOUT, default 15 rocm), which is
+# built once per suite: a test that changes its prefix changes its own copy.
+copy_rocm_prefix() {
+  local shared
+  shared=$(rocm_prefix "${2:-15}" "${3:-rocm}") ||
+    { fail "cannot build the clang-${2:-15} fixture prefix (scripts/make-rocm-prefix)"; return 1; }
+  cp -a "$shared" "$1" || fail "cannot copy $shared to $1"
 }
 
 finish_suite() {

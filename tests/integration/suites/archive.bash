@@ -1,5 +1,6 @@
 # CI cache archives (issue 6): `shimctl cache export|import` on an installed clang-15
-# ROCm-shaped prefix (scripts/make-rocm-prefix), each test with its own prefix and cache dir.
+# ROCm-shaped prefix (scripts/make-rocm-prefix, once per suite), each test with its own copy of it
+# and its own cache dir.
 
 suite_requires() {
   command -v ccache >/dev/null && command -v zstd >/dev/null && command -v python3 >/dev/null \
@@ -10,8 +11,7 @@ suite_requires() {
 new_installed() {
   P=$1
   rm -rf "$P"
-  "$SCRIPTS/make-rocm-prefix" "$P" --llvm 15 >/dev/null 2>"$TEST_DIR/make.err" \
-    || fail "make-rocm-prefix: $(cat "$TEST_DIR/make.err")"
+  copy_rocm_prefix "$P"
   "$SHIMCTL" install "$P" --cache-dir "$2" --no-verify --compilers clang >"$TEST_DIR/install.out" 2>&1 \
     || fail "install failed: $(cat "$TEST_DIR/install.out")"
 }
@@ -109,7 +109,7 @@ test_hostile_archives() {
 test_fingerprint_mismatch() {
   TEST "an archive of another toolchain is refused (exit 1, both keys named) unless --force"
   local Q=$TEST_DIR/other out rc
-  "$SCRIPTS/make-rocm-prefix" "$Q" --llvm 15 >/dev/null || fail "make-rocm-prefix"
+  copy_rocm_prefix "$Q"
   printf 'x' >> "$(ls "$Q"/amdgcn/bitcode/*.bc | head -1)"   # another toolchain identity
   "$SHIMCTL" install "$Q" --cache-dir "$TEST_DIR/qcache" --no-verify --compilers clang >/dev/null 2>&1 \
     || fail "install $Q"

@@ -21,7 +21,7 @@ prefixes() {
   local p
   for p in "$SHIMMED" "$PLAIN"; do
     [ -d "$p" ] && continue
-    "$SCRIPTS/make-rocm-prefix" "$p" --llvm 15 >/dev/null || fail "make-rocm-prefix $p"
+    copy_rocm_prefix "$p"
     mkdir -p "$p/lib/cmake"
     ln -s /usr/lib/x86_64-linux-gnu/cmake/hip-lang "$p/lib/cmake/hip-lang"
   done

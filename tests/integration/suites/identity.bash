@@ -1,7 +1,8 @@
 # Toolchain identity (issue 3): every cache key follows the current contents of the files that
 # decide the object (device libraries, clang, ptxas, ...), never their mtimes or inodes.
 # Real compiles through the shim (hipcc and nvcc by absolute path) on throwaway prefixes built by
-# scripts/make-rocm-prefix / make-cuda-prefix; each test has its own prefix and its own cache dir
+# scripts/make-rocm-prefix / make-cuda-prefix: the ROCm prefix is built once per suite
+# (rocm_prefix 15) and each test changes its own copy (cp -a); each test has its own cache dir
 # (install --cache-dir). Installs skip verification (--no-verify) so that the cache counters
 # count only the compiles made here.
 
@@ -14,12 +15,26 @@ suite_requires() {
 
 HIP_FLAGS=(-x hip --offload-arch=gfx90a -c m.hip)
 
-# new_rocm NAME: P = a new ROCm-shaped prefix $TEST_DIR/NAME (clang-15); C = this test's cache.
+# new_rocm NAME: P = $TEST_DIR/NAME, a copy (cp -a: new inodes, same bytes and mtimes) of the
+# suite's ROCm-shaped prefix (clang-15, built once by rocm_prefix 15); C = this test's cache.
 new_rocm() {
+  local shared
   P=$TEST_DIR/$1
   C=$TEST_DIR/ccache
-  "$SCRIPTS/make-rocm-prefix" "$P" --llvm 15 >/dev/null 2>"$TEST_DIR/make.err" \
-    || fail "make-rocm-prefix $P: $(cat "$TEST_DIR/make.err")"
+  shared=$(rocm_prefix 15) || fail "cannot build the suite's rocm prefix (scripts/make-rocm-prefix)"
+  cp -a "$shared" "$P" || fail "cannot copy $shared to $P"
+}
+
+# touch_until_changed FILE...: touches FILE... (touch -h: links themselves, never what they
+# point to) until the first one's stat data (mtime, ctime) differ from what they were: on a
+# coarse clock a touch can land in the tick of the last change, and then it changes nothing.
+touch_until_changed() {
+  local before; before=$(stat -c '%y %z' "$1")
+  wait_until 10 "a touch to change the stat data of $1" touched_since "$before" "$@"
+}
+touched_since() { # STAT FILE...
+  local before=$1; shift
+  touch -h "$@" && [ "$(stat -c '%y %z' "$1")" != "$before" ]
 }
 
 # install_p [ARGS...]: shimctl install $P --cache-dir $C --no-verify.
@@ -118,8 +133,7 @@ test_guard_asks_the_helper_only_after_a_change() {
   expect_eq 0 "$(asks second.o)" "re-hashes on a hit"
   expect_counts 1 1
   local before; before=$(cat "$P/.shimctl/identity")
-  sleep 0.01
-  touch "$P/amdgcn/bitcode/ocml.bc"
+  touch_until_changed "$P/amdgcn/bitcode/ocml.bc"
   expect_eq 1 "$(asks third.o)" "re-hashes after a touch"
   expect_counts 2 1
   expect_same_file first.o third.o
@@ -151,8 +165,7 @@ test_user_who_cannot_write_the_prefix_rehashes_once() {
   chown nobody "$TEST_DIR/home" "$TEST_DIR/ucache" "$TEST_DIR/out"
   chmod 700 "$TEST_DIR/home"
   local mine=$TEST_DIR/home/.cache/shimctl/identity/$(printf '%s' "$P" | sed -e 's/%/%25/g' -e 's|/|%2F|g')
-  sleep 0.01
-  touch "$P/amdgcn/bitcode/ocml.bc" # what a package upgrade with the same bytes looks like
+  touch_until_changed "$P/amdgcn/bitcode/ocml.bc" # what a package upgrade with the same bytes looks like
   as_user first first.o
   expect_contains "$(cat "$TEST_DIR/first.trace")" "identity snapshot stale" "first compile after the touch"
   [ -f "$mine" ] || fail "no user snapshot at $mine"
@@ -296,11 +309,16 @@ test_recreated_and_touched_prefix_hits() {
   local key1 listing1
   key1=$(shimctl_out cache-key "$P")
   listing1=$(tree_listing "$P" | awk '$1 == "F" { print $2, $NF }')
-  local ino1; ino1=$(stat -c %i "$P/amdgcn/bitcode/ocml.bc")
+  local ino1 mtime1
+  ino1=$(stat -c %i "$P/amdgcn/bitcode/ocml.bc")
+  mtime1=$(stat -c %y "$P/amdgcn/bitcode/ocml.bc")
 
+  # Re-created with the same bytes: new inodes, and new mtimes (not preserved: the time of the
+  # copy, long after the suite's prefix was built).
   rm -rf "$P"
-  sleep 1  # new mtimes for sure
-  "$SCRIPTS/make-rocm-prefix" "$P" --llvm 15 >/dev/null || fail "cannot re-create $P"
+  cp -a --no-preserve=timestamps "$(rocm_prefix 15)" "$P" || fail "cannot re-create $P"
+  [ "$mtime1" != "$(stat -c %y "$P/amdgcn/bitcode/ocml.bc")" ] ||
+    fail "the re-created prefix has the old mtimes: the test proves nothing"
   install_p
   expect_eq "$key1" "$(shimctl_out cache-key "$P")" "cache-key of the re-created prefix"
   expect_eq "$listing1" "$(tree_listing "$P" | awk '$1 == "F" { print $2, $NF }')" \
@@ -310,9 +328,9 @@ test_recreated_and_touched_prefix_hits() {
   expect_counts 1 1
   expect_same_file first.o second.o
 
-  sleep 1
-  # -h: touch the links themselves, never the system files they point to.
-  find "$P" -exec touch -h {} + || fail "touch failed"
+  # Every file, link and directory: new mtimes and ctimes, the same bytes.
+  local all; mapfile -t all < <(echo "$P/amdgcn/bitcode/ocml.bc"; find "$P")
+  touch_until_changed "${all[@]}"
   hip third.o
   expect_counts 2 1
   expect_same_file first.o third.o

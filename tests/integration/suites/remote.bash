@@ -41,7 +41,7 @@ MACHINE_PATH=""
 machine_a() {
   MACHINE_PATH=$TEST_DIR/opt
   mkdir -p "$MACHINE_PATH" "$TEST_DIR/home-a"
-  "$SCRIPTS/make-rocm-prefix" "$MACHINE_PATH/rocm" --llvm 15 >/dev/null || fail "make-rocm-prefix"
+  copy_rocm_prefix "$MACHINE_PATH/rocm"
   expect_success "$SHIMCTL" install "$MACHINE_PATH/rocm" --no-verify --cache-dir "$TEST_DIR/cache-a" "$@"
 }
 
@@ -53,15 +53,17 @@ on_machine_a() { HOME=$TEST_DIR/home-a "$@"; }
 # HOME home-b), then runs SCRIPT (bash, in the current directory) with $P set to the prefix.
 on_machine_b() {
   local flags=$1 script=$2
+  local fixture
+  fixture=$(rocm_prefix 15) || fail "cannot build the clang-15 fixture prefix (scripts/make-rocm-prefix)"
   mkdir -p "$TEST_DIR/machine-b" "$TEST_DIR/home-b"
-  HOME=$TEST_DIR/home-b REDIS_URL=$REDIS_URL MACHINE_PATH=$MACHINE_PATH B_ROOT=$TEST_DIR/machine-b SCRIPTS=$SCRIPTS \
+  FIXTURE=$fixture HOME=$TEST_DIR/home-b REDIS_URL=$REDIS_URL MACHINE_PATH=$MACHINE_PATH B_ROOT=$TEST_DIR/machine-b SCRIPTS=$SCRIPTS \
     SHIMCTL=$SHIMCTL FLAGS=$flags CACHE_B=$TEST_DIR/cache-b SCRIPT=$script \
     unshare -m bash -c '
       set -e
       mount --make-rprivate /
       mount --bind "$B_ROOT" "$MACHINE_PATH"
       [ ! -e "$MACHINE_PATH/rocm/.shimctl" ] || { echo "machine A visible in B" >&2; exit 1; }
-      "$SCRIPTS/make-rocm-prefix" "$MACHINE_PATH/rocm" --llvm 15 >/dev/null
+      cp -a "$FIXTURE" "$MACHINE_PATH/rocm"
       "$SHIMCTL" install "$MACHINE_PATH/rocm" --no-verify --cache-dir "$CACHE_B" $FLAGS >/dev/null
       P=$MACHINE_PATH/rocm
       eval "$SCRIPT"'

@@ -43,7 +43,7 @@ stored() { find "$STORE" -type f | wc -l; }
 http_fixture() {
   start_nginx
   P=$TEST_DIR/rocm
-  "$SCRIPTS/make-rocm-prefix" "$P" --llvm 15 >/dev/null || fail "make-rocm-prefix"
+  copy_rocm_prefix "$P"
   expect_success "$SHIMCTL" install "$P" --no-verify --cache-dir "$TEST_DIR/cache-a" \
     --remote "$HTTP_URL" "$@"
   cd "$TEST_DIR" || fail cd

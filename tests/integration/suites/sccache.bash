@@ -31,7 +31,7 @@ sc_misses() { sc_json '[.stats.cache_misses.counts[]] | add // 0'; }
 
 hip_fixture() {
   P=$TEST_DIR/rocm
-  "$SCRIPTS/make-rocm-prefix" "$P" --llvm 15 >/dev/null || fail "make-rocm-prefix"
+  copy_rocm_prefix "$P"
   cat > k.hip <<'EOF'
 #include <hip/hip_runtime.h>
 __global__ void sc_k(float* x) { x[threadIdx.x] = sqrtf(x[threadIdx.x]) + 1.0f; }

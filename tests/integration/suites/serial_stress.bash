@@ -47,14 +47,14 @@ stress_fixture() {
 
 # hold_lock SECONDS [SCRIPT]: holds PREFIX/.shimctl/lock from a background process that writes
 # its pid into the file, sleeps, runs SCRIPT and exits (killing HOLDER_PID releases the lock:
-# flock -o keeps the lock out of the child). Sets HOLDER_PID once the lock is held.
+# flock -o keeps the lock out of the child; without SCRIPT the sleep is HOLDER_PID itself, so no
+# sleep outlives the kill). Sets HOLDER_PID once the lock is held.
 hold_lock() {
-  local lock=$P/.shimctl/lock i
+  local lock=$P/.shimctl/lock
   rm -f "$TEST_DIR/held"
-  flock -o "$lock" sh -c 'echo $$ > "$1"; touch "$2"; sleep "$3"; eval "$4"' sh \
+  flock -o "$lock" sh -c 'echo $$ > "$1"; touch "$2"; [ -n "$4" ] || exec sleep "$3"; sleep "$3"; eval "$4"' sh \
     "$lock" "$TEST_DIR/held" "$1" "${2:-}" &
-  for ((i = 0; i < 100; i++)); do [ -e "$TEST_DIR/held" ] && break; sleep 0.05; done
-  [ -e "$TEST_DIR/held" ] || fail "the lock holder did not start"
+  wait_until 60 "the lock holder to start" test -e "$TEST_DIR/held"
   HOLDER_PID=$(cat "$lock")
 }
 
@@ -64,15 +64,16 @@ test_busy_prefix_fails_at_once() {
   TEST "a second shimctl fails at once with exit 3 naming the holder's pid"
   stress_fixture
   "$SHIMCTL" install --no-verify "$P" > /dev/null || fail "install failed"
-  hold_lock 5
-  local cmd rc out t0 t1
+  hold_lock 600 # until killed below
+  local cmd rc out
+  # "At once": without --wait a command never waits (it fails while the holder, which holds the
+  # lock until it is killed, still holds it). How fast it fails is measured by scripts/bench,
+  # not here: an upper time bound fails on a busy machine.
   for cmd in "install --no-verify" rollback status verify refresh; do
-    rc=0; t0=$(millis)
+    rc=0
     out=$("$SHIMCTL" $cmd "$P" 2>&1) || rc=$?
-    t1=$(millis)
     expect_eq 3 "$rc" "exit code of '$cmd' on a locked prefix"
     expect_contains "$out" "$P/.shimctl is busy: another shimctl (pid $HOLDER_PID) is working on it" "$cmd"
-    [ $((t1 - t0)) -lt 1000 ] || fail "'$cmd' took $((t1 - t0)) ms to fail"
   done
   kill "$HOLDER_PID" 2>/dev/null; wait
   out=$("$SHIMCTL" rollback "$P" 2>&1) || fail "rollback after the holder left: $out"
@@ -130,11 +131,11 @@ test_commands_wait_out_identity_helpers() {
   stress_fixture
   "$SHIMCTL" install --no-verify "$P" > /dev/null || fail "install failed"
   # What 'shimctl identity-check' holds while it writes the snapshot: the lock, shared.
-  local helper i out t0 t1
+  local helper out t0 t1
   t0=$(millis) # the holder lets go 2 s after this, at the earliest
   flock -s -o "$P/.shimctl/lock" sleep 2 &
   helper=$!
-  for ((i = 0; i < 250; i++)); do grep -q " READ .*:$(stat -c %i "$P/.shimctl/lock") " /proc/locks && break; sleep 0.02; done
+  wait_until 60 "the helper's shared lock" grep -q " READ .*:$(stat -c %i "$P/.shimctl/lock") " /proc/locks
   out=$("$SHIMCTL" rollback "$P" 2>&1) || fail "rollback while a helper held the lock: $out"
   t1=$(millis)
   [ $((t1 - t0)) -ge 1900 ] || fail "rollback did not wait for the helper (done $((t1 - t0)) ms after it took the lock)"
@@ -150,13 +151,9 @@ hold_real() {
   { while [ ! -e "$TEST_DIR/go" ]; do sleep 0.05; done; echo 'int held(void) { return 1; }'; } |
     "$P/$CLANG.real" -x c -c - -o held.o &
   HELD_PID=$!
-  local i
-  for ((i = 0; i < 100; i++)); do
-    [ "$(readlink "/proc/$HELD_PID/exe")" = "$P/$CLANG.real" ] && return 0
-    sleep 0.02
-  done
-  fail "the held clang.real did not start"
+  wait_until 60 "the held $CLANG.real to start" runs_real "$HELD_PID"
 }
+runs_real() { [ "$(readlink "/proc/$1/exe")" = "$P/$CLANG.real" ]; }
 
 test_rollback_waits_for_a_running_original() {
   TEST "rollback puts the original back at once, and removes NAME.real only when no process runs it"
@@ -164,8 +161,8 @@ test_rollback_waits_for_a_running_original() {
   "$SHIMCTL" install --no-verify "$P" > /dev/null || fail "install failed"
   hold_real
   "$SHIMCTL" rollback --busy-wait 30 "$P" > rollback.out 2>&1 &
-  local rollback_pid=$! i
-  for ((i = 0; i < 100; i++)); do grep -q "waiting for" rollback.out && break; sleep 0.05; done
+  local rollback_pid=$!
+  wait_until 120 "rollback's notice that it waits" grep -q "waiting for" rollback.out
   expect_contains "$(cat rollback.out)" \
     "shimctl: waiting for 1 process (pid $HELD_PID) still running $P/$CLANG.real (up to 30 s, --busy-wait)" \
     "rollback's notice"
@@ -202,10 +199,12 @@ script_swap_race() {
 }
 
 # worker ID: compiles through every wrapped name until $TEST_DIR/stop exists; writes
-# "done failed wrong races" to $TEST_DIR/worker-ID.count.
+# "done failed wrong races" to $TEST_DIR/worker-ID.count, and one byte to
+# $TEST_DIR/worker-ID.progress after each compile (its size counts them while it runs).
 worker() {
   local id=$1 out=$TEST_DIR/w$1 done=0 failed=0 wrong=0 races=0 n src obj
   mkdir -p "$out"
+  : > "$TEST_DIR/worker-$id.progress"
   while [ ! -e "$TEST_DIR/stop" ]; do
     for n in $WORKER_NAMES; do
       case $n in *++*) src=x.cpp ;; */hipcc) src=$HIPCC_SOURCE ;; *) src=x.c ;; esac
@@ -220,9 +219,22 @@ worker() {
         { cat "$out/last-error"; echo "failed: $n (compile $done)"; } >> "$out/errors"
       fi
       done=$((done + 1))
+      printf . >> "$TEST_DIR/worker-$id.progress"
     done
   done
   echo "$done $failed $wrong $races" > "$TEST_DIR/worker-$id.count"
+}
+
+# progress ID: compiles worker ID has finished so far.
+progress() { stat -c %s "$TEST_DIR/worker-$1.progress" 2>/dev/null || echo 0; }
+
+# compiled_since N1 N2: a worker finished two compiles since its count was N1 (resp. N2): the
+# second of them started after that count was read.
+compiled_since() { [ "$(progress 1)" -ge $(($1 + 2)) ] || [ "$(progress 2)" -ge $(($2 + 2)) ]; }
+
+# compile_in_this_state WHAT: waits until a compile that started after now has finished.
+compile_in_this_state() {
+  wait_until 300 "a worker to compile after $1" compiled_since "$(progress 1)" "$(progress 2)"
 }
 
 test_live_compiles_while_install_and_rollback_alternate() {
@@ -236,11 +248,13 @@ test_live_compiles_while_install_and_rollback_alternate() {
   done
   t0=$(millis)
   worker 1 & worker 2 &
+  # Each install and each rollback is followed by compiles in the state it left (and others
+  # run during it): the workers' progress, not a fixed sleep.
   for ((i = 1; i <= rounds; i++)); do
     out=$("$SHIMCTL" install --no-verify "$P" 2>&1) || { touch stop; wait; fail "install $i: $out"; }
-    sleep 0.2
+    (compile_in_this_state "install $i") || { touch stop; wait; exit 1; }
     out=$("$SHIMCTL" rollback "$P" 2>&1) || { touch stop; wait; fail "rollback $i: $out"; }
-    sleep 0.2
+    (compile_in_this_state "rollback $i") || { touch stop; wait; exit 1; }
   done
   touch stop
   wait
@@ -255,7 +269,7 @@ test_live_compiles_while_install_and_rollback_alternate() {
   # A race needs a compile starting within a millisecond of an install: a few per run at most,
   # whereas a shim that perl reads on every call would fail every hipcc compile.
   [ $((r1 + r2)) -le $((rounds / 4)) ] || fail "$((r1 + r2)) perl-script swap races: not a race"
-  # At least one compile per install or rollback on average (the machine may be busy).
-  [ $((d1 + d2)) -ge $((2 * rounds)) ] || fail "only $((d1 + d2)) compiles ran"
+  # Compiles ran in every state: compile_in_this_state waited for them after each install and
+  # each rollback (so no floor on how many ran: that depends on the machine's load).
   expect_same_tree before "$P"
 }
