@@ -1,6 +1,6 @@
 # Helpers for scripts/bench. Source it; it sets no shell options.
-#   bench_build_tools DIR        compiles DIR/rr (interleaved timing harness), DIR/stub (static
-#                                exec-only stub: execv(argv[1], argv+1)) and DIR/true (static, exits 0)
+#   bench_build_tools DIR        compiles DIR/stub (static exec-only stub: execv(argv[1], argv+1))
+#                                and DIR/true (static, exits 0)
 #   bench_conf_env CONF [all|plain|bare]   the environment a shim config sets, as NAME=VALUE
 #                                lines (setenv and appendenv; `plain` drops the identity variables,
 #                                CCACHE_EXTRAFILES and CCACHE_COMPILERCHECK; `bare` also drops
@@ -12,102 +12,16 @@
 #   bench_now_ms                 monotonic-enough wall clock in milliseconds
 #   bench_stat CCACHE_DIR NAME   one counter of `ccache --print-stats`
 #   bench_hits / bench_misses CCACHE_DIR   direct+preprocessed hits / cache misses
-
-# The harness: rr REPS OUT VARIANT [;; VARIANT]...
-#   VARIANT = NAME [VAR=VALUE]... /ABS/COMMAND [ARG]...
-# Runs every variant once per round, REPS rounds, rotating the start each round (so no variant
-# always runs first); each run is posix_spawn + waitpid (no shell), stdout/stderr to /dev/null,
-# timed with CLOCK_MONOTONIC, CPU time (user+sys) from wait4. Writes "NAME WALL_NS CPU_NS ROUND"
-# lines to OUT. Fails on any non-zero exit.
-_bench_rr_c() {
-  cat <<'EOF'
-#define _GNU_SOURCE
-#include <errno.h>
-#include <fcntl.h>
-#include <spawn.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/resource.h>
-#include <sys/wait.h>
-#include <time.h>
-extern char** environ;
-struct variant { const char* name; char** env; char** argv; };
-static char** make_env(char** sets, int n) {
-  int base = 0;
-  while (environ[base]) base++;
-  char** env = calloc((size_t)(base + n + 1), sizeof *env);
-  int k = 0;
-  for (int i = 0; i < base; i++) {
-    int replaced = 0;
-    for (int j = 0; j < n; j++) {
-      size_t len = strcspn(sets[j], "=") + 1;
-      if (strncmp(environ[i], sets[j], len) == 0) replaced = 1;
-    }
-    if (!replaced) env[k++] = environ[i];
-  }
-  for (int j = 0; j < n; j++) env[k++] = sets[j];
-  env[k] = NULL;
-  return env;
-}
-int main(int argc, char** argv) {
-  if (argc < 4) { fprintf(stderr, "usage: rr REPS OUT VARIANT [;; VARIANT]...\n"); return 2; }
-  int reps = atoi(argv[1]);
-  FILE* out = fopen(argv[2], "w");
-  if (!out) { perror(argv[2]); return 1; }
-  struct variant v[64];
-  int nv = 0;
-  for (int i = 3; i < argc && nv < 64;) {
-    v[nv].name = argv[i++];
-    int first_env = i;
-    while (i < argc && argv[i][0] != '/' && strchr(argv[i], '=')) i++;
-    v[nv].env = make_env(argv + first_env, i - first_env);
-    v[nv].argv = argv + i;
-    while (i < argc && strcmp(argv[i], ";;") != 0) i++;
-    if (i < argc) argv[i++] = NULL;
-    nv++;
-  }
-  posix_spawn_file_actions_t fa;
-  posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
-  posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
-  for (int r = 0; r < reps; r++) {
-    for (int s = 0; s < nv; s++) {
-      struct variant* x = &v[(r + s) % nv];
-      struct timespec t0, t1;
-      pid_t pid;
-      int status;
-      clock_gettime(CLOCK_MONOTONIC, &t0);
-      int rc = posix_spawn(&pid, x->argv[0], &fa, NULL, x->argv, x->env);
-      if (rc != 0) { fprintf(stderr, "rr: %s: %s\n", x->argv[0], strerror(rc)); return 1; }
-      struct rusage ru;
-      while (wait4(pid, &status, 0, &ru) < 0 && errno == EINTR) {}
-      clock_gettime(CLOCK_MONOTONIC, &t1);
-      if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-        fprintf(stderr, "rr: variant %s failed (status %d)\n", x->name, status);
-        return 1;
-      }
-      long long cpu = (long long)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000000LL +
-                      (long long)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1000LL;
-      fprintf(out, "%s %lld %lld %d\n", x->name,
-              (long long)(t1.tv_sec - t0.tv_sec) * 1000000000LL + (t1.tv_nsec - t0.tv_nsec), cpu, r);
-    }
-  }
-  return fclose(out) == 0 ? 0 : 1;
-}
-EOF
-}
+#   bench_hf, bench_hf_group, bench_hf_summarize, bench_hf_single, bench_stats_mark,
+#   bench_stats_per_run          timings by hyperfine and statistics from its JSON (below)
 
 bench_build_tools() { # DIR
   local d=$1
   mkdir -p "$d" || return
-  _bench_rr_c >"$d/rr.c"
   printf '%s\n' '#include <unistd.h>' \
     'int main(int argc, char** argv) { (void)argc; execv(argv[1], argv + 1); return 127; }' >"$d/stub.c"
   printf '%s\n' 'int main(void) { return 0; }' >"$d/true.c"
-  gcc -O2 -o "$d/rr" "$d/rr.c" \
-    && gcc -O2 -static -o "$d/stub" "$d/stub.c" \
-    && gcc -O2 -static -o "$d/true" "$d/true.c"
+  gcc -O2 -static -o "$d/stub" "$d/stub.c" && gcc -O2 -static -o "$d/true" "$d/true.c"
 }
 
 bench_conf_env() { # CONF [all|plain|bare]
@@ -150,150 +64,213 @@ bench_hits() { # CCACHE_DIR
 
 bench_misses() { bench_stat "$1" cache_miss; }
 
-# bench_summarize RRFILE KEYPREFIX [BASE]: "KEYPREFIX.NAME.{n,wall,cpu,wall_p10,wall_p90}\tVALUE"
-# lines (milliseconds; medians and the 10th/90th percentiles of the wall time) and, with BASE,
-# "KEYPREFIX.NAME.paired_{wall,cpu}": the median over rounds of NAME's time / BASE's time in the
-# same round (runs of one round share the machine's load of that moment).
-bench_summarize() {
-  /usr/bin/python3 - "$1" "$2" "${3:-}" <<'PY'
-import collections, statistics, sys
-wall, cpu = collections.defaultdict(list), collections.defaultdict(list)
-by_round = collections.defaultdict(dict)
-for line in open(sys.argv[1]):
-    name, w, c, rnd = line.split()
-    wall[name].append(int(w) / 1e6)
-    cpu[name].append(int(c) / 1e6)
-    by_round[rnd][name] = (int(w), max(int(c), 1))
-base = sys.argv[3]
+# ---- hyperfine: every timing of the bench, and the statistics from its --export-json ----------
+# bench_hf JSON [HYPERFINE_ARGS...]: one hyperfine invocation (no shell between hyperfine and the
+# commands, -N), at niceness BENCH_NICE_LEVEL, with the NAME=VALUE entries of the array
+# bench_hf_env (if set) added to the environment; its JSON in JSON, its output appended to
+# BENCH_HF_LOG. Fails when hyperfine fails (a command exiting non-zero without -i).
+bench_hf() {
+  local json=$1; shift
+  mkdir -p "$(dirname "$json")" && echo "== hyperfine $*" >>"${BENCH_HF_LOG:-/dev/null}" || return
+  env ${bench_hf_env[@]+"${bench_hf_env[@]}"} nice -n "${BENCH_NICE_LEVEL:-0}" hyperfine -N --style basic --export-json "$json" "$@" \
+    >>"${BENCH_HF_LOG:-/dev/null}" 2>&1 \
+    || { echo "bench: hyperfine failed (log: ${BENCH_HF_LOG:-none}): $*" >&2; return 1; }
+}
+
+# bench_hf_group JSON ROUND RUNS WARMUP [NAME=VALUE...] -- NAME COMMAND [NAME COMMAND]...
+# One hyperfine invocation of several named commands, in an environment with NAME=VALUE added;
+# the order of the commands is rotated by ROUND (hyperfine runs each command's runs in a block, so
+# rotating spreads which command runs first over the rounds).
+bench_hf_group() {
+  local json=$1 round=$2 runs=$3 warmup=$4; shift 4
+  local envs=() cmds=() args=() n i k
+  while [ $# -gt 0 ] && [ "$1" != -- ]; do envs+=("$1"); shift; done
+  shift
+  cmds=("$@"); n=$(( ${#cmds[@]} / 2 ))
+  for ((i = 0; i < n; i++)); do
+    k=$(( (i + round) % n ))
+    args+=(-n "${cmds[2 * k]}" "${cmds[2 * k + 1]}")
+  done
+  local bench_hf_env=("${envs[@]}")  # bench_hf sees it (dynamic scope)
+  bench_hf "$json" --runs "$runs" --warmup "$warmup" "${args[@]}"
+}
+
+# bench_hf_summarize KEYPREFIX BASE JSON...: statistics of named commands measured in rounds
+# (files named .../r<ROUND>-<anything>.json; one round may span several files). Prints
+# "KEYPREFIX.NAME.KEY\tVALUE" lines, milliseconds:
+#   n, wall (median of all times[] of all rounds), mean, stddev, min, max, wall_p10, wall_p90,
+#   cpu (mean user+system: hyperfine's per-invocation user and system, averaged over rounds);
+#   with BASE: paired_wall, the median over rounds of NAME's hyperfine median / BASE's in the same
+#   round, and paired_cpu, the same for user+system.
+bench_hf_summarize() {
+  /usr/bin/python3 - "$@" <<'PY'
+import collections, json, re, statistics, sys
+prefix, base, files = sys.argv[1], sys.argv[2], sys.argv[3:]
+times = collections.defaultdict(list)
+cpus = collections.defaultdict(list)
+rounds = collections.defaultdict(dict)   # round -> name -> (median s, cpu s)
+for f in files:
+    m = re.search(r"(?:^|/)r(\d+)-[^/]*\.json$", f)
+    rnd = m.group(1) if m else f
+    for r in json.load(open(f))["results"]:
+        name = r["command"]
+        times[name] += r["times"]
+        cpus[name].append(r["user"] + r["system"])
+        rounds[rnd][name] = (r["median"], max(r["user"] + r["system"], 1e-9))
 def pct(v, p):
     v = sorted(v)
     return v[min(len(v) - 1, int(p * len(v)))]
-for name in wall:
-    k = f"{sys.argv[2]}.{name}"
-    print(f"{k}.n\t{len(wall[name])}")
-    print(f"{k}.wall\t{statistics.median(wall[name]):.3f}")
-    print(f"{k}.cpu\t{statistics.median(cpu[name]):.3f}")
-    print(f"{k}.wall_p10\t{pct(wall[name], 0.1):.3f}")
-    print(f"{k}.wall_p90\t{pct(wall[name], 0.9):.3f}")
-    if base and base in wall:
-        pw = [x[name][0] / x[base][0] for x in by_round.values() if name in x and base in x]
-        pc = [x[name][1] / x[base][1] for x in by_round.values() if name in x and base in x]
-        print(f"{k}.paired_wall\t{statistics.median(pw):.3f}")
-        print(f"{k}.paired_cpu\t{statistics.median(pc):.3f}")
+for name, t in times.items():
+    k = f"{prefix}.{name}"
+    ms = [x * 1e3 for x in t]
+    print(f"{k}.n\t{len(ms)}")
+    print(f"{k}.wall\t{statistics.median(ms):.3f}")
+    print(f"{k}.mean\t{statistics.mean(ms):.3f}")
+    print(f"{k}.stddev\t{statistics.stdev(ms) if len(ms) > 1 else 0:.3f}")
+    print(f"{k}.min\t{min(ms):.3f}")
+    print(f"{k}.max\t{max(ms):.3f}")
+    print(f"{k}.wall_p10\t{pct(ms, 0.1):.3f}")
+    print(f"{k}.wall_p90\t{pct(ms, 0.9):.3f}")
+    print(f"{k}.cpu\t{statistics.mean(cpus[name]) * 1e3:.3f}")
+    pairs = [x for x in rounds.values() if name in x and base in x] if base else []
+    if pairs:
+        print(f"{k}.paired_wall\t{statistics.median(x[name][0] / x[base][0] for x in pairs):.3f}")
+        print(f"{k}.paired_cpu\t{statistics.median(x[name][1] / x[base][1] for x in pairs):.3f}")
+        print(f"{k}.rounds\t{len(pairs)}")
 PY
 }
 
-# bench_svg RESULTS.tsv OUT.svg: the chart (standard library only): cold vs warm wall time per
-# workload (log scale), and the per-call time of a warm hit through each way of calling the cache.
-bench_svg() {
-  /usr/bin/python3 - "$1" "$2" <<'PY'
+# bench_hf_single KEYPREFIX JSON: hyperfine's own figures for each named command of one
+# invocation: "KEYPREFIX.NAME.{n,median,mean,stddev,min,max,cpu}\tMS" and
+# "KEYPREFIX.NAME.exit\t<the distinct exit codes, comma-separated>".
+bench_hf_single() {
+  /usr/bin/python3 - "$@" <<'PY'
+import json, sys
+prefix, f = sys.argv[1], sys.argv[2]
+for r in json.load(open(f))["results"]:
+    k = f"{prefix}.{r['command']}"
+    print(f"{k}.n\t{len(r['times'])}")
+    for key in ("median", "mean", "min", "max"):
+        print(f"{k}.{key}\t{r[key] * 1e3:.3f}")
+    print(f"{k}.stddev\t{(r['stddev'] or 0) * 1e3:.3f}")
+    print(f"{k}.cpu\t{(r['user'] + r['system']) * 1e3:.3f}")
+    codes = sorted(set(c for c in r.get("exit_codes", []) if c is not None))
+    print(f"{k}.exit\t{','.join(map(str, codes))}")
+PY
+}
+
+# bench_stats_mark FILE LABEL CCACHE_DIR: ccache counters per hyperfine run, without timing them.
+# Appends the counters' change since the open mark (if any) to FILE as "LABEL hits misses
+# direct_hits" (LABEL: the mark's), then opens a new mark for LABEL ("end": none). A --prepare
+# closes the previous run's mark first (LABEL "end"), prepares (ccache -C, configure, ...), and
+# opens its own mark last; after the invocation, "end" closes the last run's.
+bench_stats_mark() {
+  local file=$1 label=$2 dir=$3 h m d ph pm pd pl
+  h=$(bench_hits "$dir"); m=$(bench_misses "$dir"); d=$(bench_stat "$dir" direct_cache_hit)
+  if [ -f "$file.mark" ]; then
+    read -r pl ph pm pd <"$file.mark"
+    echo "$pl $((h - ph)) $((m - pm)) $((d - pd))" >>"$file"
+    rm -f "$file.mark"
+  fi
+  [ "$label" = end ] || echo "$label $h $m $d" >"$file.mark"
+}
+
+# bench_stats_per_run FILE KEYPREFIX: "KEYPREFIX.LABEL.{hits,misses,direct}\tN" per label of
+# bench_stats_mark's FILE: the value of every run when all runs agree, else "MIN-MAX".
+bench_stats_per_run() {
+  awk -v p="$2" '{ for (i = 2; i <= 4; i++) { k = $1 SUBSEP i
+                     if (!(k in lo) || $i < lo[k]) lo[k] = $i; if (!(k in hi) || $i > hi[k]) hi[k] = $i }
+                   labels[$1] = 1 }
+    END { split("hits misses direct", nm, " ")
+          for (l in labels) for (i = 2; i <= 4; i++) { k = l SUBSEP i
+            printf "%s.%s.%s\t%s\n", p, l, nm[i - 1], (lo[k] == hi[k]) ? lo[k] : lo[k] "-" hi[k] } }' "$1"
+}
+
+# bench_chart RESULTS.tsv DIR OUT.svg: the chart, drawn by gnuplot (scripts/lib/bench.gp) from
+# data files written to DIR: cold vs warm wall time per workload (log scale, whiskers min-max over
+# hyperfine's runs), the per-call time of a warm hit through each way of calling the cache
+# (whiskers p10-p90), and the floor.
+bench_chart() {
+  mkdir -p "$2" || return
+  /usr/bin/python3 - "$1" "$2" <<'PY' || return
 import math, sys
-from xml.sax.saxutils import escape
 r = {}
 for line in open(sys.argv[1]):
     k, _, v = line.rstrip("\n").partition("\t")
     r[k] = v
+d = sys.argv[2]
 def num(k):
     try: return float(r[k])
     except (KeyError, ValueError): return None
-W, bar_h, gap, left = 920, 18, 6, 300
-out, y = [], 0
-def text(x, y, s, size=12, anchor="start", weight="normal", fill="#222"):
-    out.append(f'<text x="{x:.1f}" y="{y:.1f}" font-size="{size}" text-anchor="{anchor}" '
-               f'font-weight="{weight}" fill="{fill}">{escape(s)}</text>')
-def rect(x, y, w, h, fill):
-    out.append(f'<rect x="{x:.1f}" y="{y:.1f}" width="{max(w, 1):.1f}" height="{h}" fill="{fill}"/>')
-plot_w = W - left - 200
-# Panel 1: workloads, seconds, log scale.
-y += 28; text(12, y, "Wall time: cold vs warm (seconds, log scale)", 15, weight="bold")
-groups = [
-    (f"CMake project, {r.get('build.units', '?')} HIP units, -j2 (compile phase)", [
-        ("cold (empty cache)", num("build.cold.ms"), "#c0504d"),
-        ("warm, fresh build dir at another path", num("build.warm.ms"), "#4f81bd"),
-        (f"after changing quarter.h ({r.get('build.header.misses', '?')} misses)", num("build.header.ms"), "#9bbb59")]),
-    (f"JIT, {r.get('jit.kernels', '?')} kernels by absolute hipcc path", [
-        ("pass 1 (cold)", num("jit.pass1.ms"), "#c0504d"),
-        ("pass 2 (fresh temp dirs)", num("jit.pass2.ms"), "#4f81bd"),
-        ("pass 3 (absolute paths, base_dir)", num("jit.pass3.ms"), "#8064a2")]),
-]
-vals = [v / 1000 for _, g in groups for _, v, _ in g if v]
-lo = 10 ** math.floor(math.log10(min(vals) * 0.5)) if vals else 0.01
-hi = 10 ** math.ceil(math.log10(max(vals))) if vals else 100
-def xs(v): return left + plot_w * (math.log10(v) - math.log10(lo)) / (math.log10(hi) - math.log10(lo))
-y += 14
-axis_top = y
-for title, bars in groups:
-    y += 16; text(12, y, title, 12, weight="bold"); y += 6
-    for label, v, color in bars:
-        if v is None: continue
-        s = v / 1000
-        text(left - 8, y + 13, label, 11, anchor="end")
-        rect(left, y, xs(s) - left, bar_h, color)
-        text(xs(s) + 5, y + 13, f"{s:.2f} s", 11)
-        y += bar_h + gap
-d = lo
-while d <= hi * 1.0001:
-    x = xs(d)
-    out.append(f'<line x1="{x:.1f}" y1="{axis_top}" x2="{x:.1f}" y2="{y}" stroke="#ccc" stroke-dasharray="2,3"/>')
-    text(x, y + 14, f"{d:g} s", 10, anchor="middle", fill="#666")
-    d *= 10
-y += 34
-# Panel 2: per call, milliseconds, linear.
-text(12, y, "One warm cache hit of a HIP compile, per call (median wall ms; paired ratio to (a))", 15, weight="bold")
-y += 10
-calls = [
-    ("(a0) (a) without the inode cache", "hit.a0", "#d0d0d0"),
-    ("(a) ccache hipcc.real, no identity", "hit.a", "#7f7f7f"),
-    ("(a') ccache hipcc.real + EXTRAFILES", "hit.a_id", "#a5a5a5"),
-    ("(b) shim, identity off", "hit.b", "#4f81bd"),
-    ("(c) bash wrapper exec ccache", "hit.c", "#c0504d"),
-    ("(d) shim as installed: snapshot guard", "hit.d", "#1f497d"),
-    ("(e) shim + EXTRAFILES (mechanism b)", "hit.e", "#8064a2"),
-]
-floor = [
-    ("static true, exec'd directly", "floor.true", "#bbbbbb"),
-    ("exec-only static stub -> true", "floor.stub", "#999999"),
-    ("shim (real config) -> true", "floor.shim", "#4f81bd"),
-    ("shim + snapshot guard -> true", "floor.shim_id", "#1f497d"),
-]
-base = num("hit.a.wall")
-mx = max([num(k + ".wall") or 0 for _, k, _ in calls] + [0.001])
-top = y
-for label, k, color in calls:
+def q(s): return '"' + s.replace('"', "'") + '"'
+def write(name, rows):
+    with open(f"{d}/{name}.dat", "w") as f:
+        for i, (label, med, low, high, color, text) in enumerate(rows):
+            f.write(f"{-i} {med} {low} {high} {int(color[1:], 16)} {q(label)} {q(text)}\n")
+    return len(rows)
+def s(k): return num(k) / 1000 if num(k) is not None else None
+work = []
+for label, k, color in [
+        (f"project, {r.get('build.units', '?')} units: cold (empty cache)", "build.cold", "#c0504d"),
+        ("project: warm, fresh build dir", "build.warm", "#4f81bd"),
+        (f"project: after a header change ({r.get('build.header.misses', '?')} misses)", "build.header", "#9bbb59"),
+        (f"JIT, {r.get('jit.kernels', '?')} kernels: pass 1 (cold)", "jit.pass1", "#c0504d"),
+        ("JIT: pass 2 (fresh temp dirs)", "jit.pass2", "#4f81bd"),
+        ("JIT: pass 3 (absolute paths, base_dir)", "jit.pass3", "#8064a2"),
+        ("install with verification", "install.install_verify", "#7f7f7f"),
+        ("install --no-verify", "install.install_noverify", "#a5a5a5"),
+        ("rollback", "install.rollback", "#a5a5a5")]:
+    if s(k + ".median") is None: continue
+    n = r.get(k + ".n", "?")
+    work.append((label, s(k + ".median"), s(k + ".min"), s(k + ".max"), color,
+                 f"{s(k + '.median'):.2f} s (n={n})"))
+vals = [x for row in work for x in row[1:4] if x]
+lo = 10 ** math.floor(math.log10(min(vals) * 0.8)) if vals else 0.01
+hi = 10 ** math.ceil(math.log10(max(vals) * 1.6)) if vals else 100
+hits = []
+for label, k, color in [
+        ("(a) ccache hipcc.real, no identity", "hit.a", "#7f7f7f"),
+        ("(a0) (a) without the inode cache", "hit.a0", "#d0d0d0"),
+        ("(a') ccache hipcc.real + EXTRAFILES", "hit.a_id", "#a5a5a5"),
+        ("(b) shim, identity off", "hit.b", "#4f81bd"),
+        ("(c) bash wrapper exec ccache", "hit.c", "#c0504d"),
+        ("(d) shim as installed: snapshot guard", "hit.d", "#1f497d"),
+        ("(e) shim + EXTRAFILES (mechanism b)", "hit.e", "#8064a2")]:
     v = num(k + ".wall")
     if v is None: continue
-    y += 4
-    text(left - 8, y + 13, label, 11, anchor="end")
-    rect(left, y, plot_w * v / mx, bar_h, color)
-    paired = num(k + ".paired_wall")
-    ratio = f"  ({paired:.2f}x paired)" if paired else (f"  ({v / base:.2f}x)" if base else "")
-    text(left + plot_w * v / mx + 5, y + 13, f"{v:.2f} ms{ratio}", 11)
-    y += bar_h + gap
+    p = num(k + ".paired_wall")
+    hits.append((label, v, num(k + ".wall_p10"), num(k + ".wall_p90"), color,
+                 f"{v:.2f} ms" + (f", {p:.3f}x (a)" if p and k != "hit.a" else "")))
+floor = []
+for label, k, color in [
+        ("static true, exec'd directly", "floor.true", "#bbbbbb"),
+        ("exec-only static stub -> true", "floor.stub", "#999999"),
+        ("shim (real config) -> true", "floor.shim", "#4f81bd"),
+        ("shim + snapshot guard -> true", "floor.shim_id", "#1f497d")]:
+    v = num(k + ".wall")
+    if v is None: continue
+    floor.append((label, v, num(k + ".wall_p10"), num(k + ".wall_p90"), color, f"{v:.3f} ms"))
+n1, n2, n3 = write("workloads", work), write("hits", hits), write("floor", floor)
+# Heights: a title and axis per panel plus 26 px a bar.
+px = [80 + 26 * n for n in (n1, n2, n3)]
+height = sum(px) + 30
 db, eb = num("hit_vs_b.d.paired_wall"), num("hit_vs_b.e.paired_wall")
+t2 = "One warm hit of a HIP compile (median ms, p10-p90; paired ratio to (a))"
 if db and eb:
-    y += 16
-    text(left, y, f"identity cost, paired to (b): snapshot guard (d)/(b) = {db:.3f}x, "
-         f"EXTRAFILES (e)/(b) = {eb:.3f}x ({r.get('identity.files', '?')} inputs)", 11, fill="#444")
-y += 20
-text(12, y, "The floor: the shim's own cost (median wall ms)", 13, weight="bold")
-y += 6
-mf = max([num(k + ".wall") or 0 for _, k, _ in floor] + [0.001])
-for label, k, color in floor:
-    v = num(k + ".wall")
-    if v is None: continue
-    y += 4
-    text(left - 8, y + 13, label, 11, anchor="end")
-    rect(left, y, plot_w * v / mf, bar_h, color)
-    text(left + plot_w * v / mf + 5, y + 13, f"{v:.3f} ms", 11)
-    y += bar_h + gap
-y += 24
-text(12, y, f"{r.get('machine.summary', '')}", 10, fill="#666")
-y += 10
-svg = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{W}" height="{y}" viewBox="0 0 {W} {y}" '
-       f'font-family="DejaVu Sans, Helvetica, Arial, sans-serif">',
-       f'<rect width="{W}" height="{y}" fill="white"/>'] + out + ["</svg>"]
-open(sys.argv[2], "w").write("\n".join(svg) + "\n")
+    t2 += f"\\nidentity, paired to (b): snapshot guard (d) {db:.3f}x, EXTRAFILES (e) {eb:.3f}x"
+with open(f"{d}/meta.gp", "w") as f:
+    f.write(f"height = {height}\n")
+    for i, p in enumerate(px, 1):
+        f.write(f"h{i} = {p / height:.4f}\n")
+    f.write(f"y1min = {1 - n1}\ny2min = {1 - n2}\ny3min = {1 - n3}\nlo = {lo}\nhi = {hi}\n")
+    f.write(f"x2max = {max([h[3] or h[1] for h in hits] + [0.001]) * 1.45:.4f}\n")
+    f.write(f"x3max = {max([h[3] or h[1] for h in floor] + [0.001]) * 1.3:.4f}\n")
+    f.write(f"title1 = {q('Wall time (seconds, log scale; median, whiskers min-max)')}\n")
+    f.write(f"title2 = \"{t2}\"\n")
+    f.write(f"title3 = {q('The floor: the shim on its own (median ms, p10-p90)')}\n")
+    f.write(f"footer = {q(r.get('machine.summary', '') + '; ' + r.get('bench.mode', ''))}\n")
 PY
+  gnuplot -e "datadir='$2'; outfile='$3'" "$(dirname "${BASH_SOURCE[0]}")/bench.gp"
 }
 
 # bench_check VALUE OP TARGET: "met" or "missed" (OP: le, ge, eq).
@@ -317,14 +294,19 @@ bench_table() {
     "identity (b), EXTRAFILES: (e)/(b)" "$(g hit_vs_b.e.paired_wall)" \
     "identity (b) without a shim: (a')/(a)" "$(g hit.a_id.paired_wall)" "identity inputs" "$(g identity.files)"
   for v in true stub shim shim_id; do printf '%-44s %10s %10s\n' "floor: $v" "$(g floor.$v.wall)" "$(g floor.$v.cpu)"; done
-  printf '%-44s %10s %10s %8s\n' "HIP project ($(g build.units) units)" "compile ms" "hits" "misses"
+  printf '%-44s %10s %10s %8s\n' "HIP project ($(g build.units) units)" "median ms" "hits" "misses"
   for v in cold warm header; do
-    printf '%-44s %10s %10s %8s\n' "  $v" "$(g build.$v.ms)" "$(g build.$v.hits)" "$(g build.$v.misses)"
+    printf '%-44s %10s %10s %8s\n' "  $v" "$(g build.$v.median)" "$(g build.$v.hits)" "$(g build.$v.misses)"
   done
-  printf '%-44s %10s %10s %8s\n' "JIT ($(g jit.kernels) kernels)" "ms" "hits" "misses"
+  printf '%-44s %10s %10s %8s\n' "JIT ($(g jit.kernels) kernels)" "median ms" "hits" "misses"
   for v in pass1 pass2 pass3; do
-    printf '%-44s %10s %10s %8s\n' "  $v" "$(g jit.$v.ms)" "$(g jit.$v.hits)" "$(g jit.$v.misses)"
+    printf '%-44s %10s %10s %8s\n' "  $v" "$(g jit.$v.median)" "$(g jit.$v.hits)" "$(g jit.$v.misses)"
   done
-  printf '%-44s %10s\n' "install (with verify)" "$(g install.verify.ms)" "install --no-verify" "$(g install.noverify.ms)" \
-    "rollback" "$(g rollback.ms)"
+  printf '%-44s %10s\n' "install (with verify), median ms" "$(g install.install_verify.median)" \
+    "install --no-verify" "$(g install.install_noverify.median)" "rollback" "$(g install.rollback.median)"
+  printf '%-44s %10s %10s\n' "failing: shim without original (top, nested)" "$(g fail.shim_top.median)" "$(g fail.shim_nested.median)"
+  for v in install rollback status verify refresh; do
+    printf '%-44s %10s %10s\n' "failing: $v on a locked prefix (median, max)" "$(g fail.locked_$v.median)" "$(g fail.locked_$v.max)"
+  done
+  printf '%-44s %10s %10s\n' "throughput compiles/s (shims warm, originals)" "$(g throughput.shim_per_s)" "$(g throughput.orig_per_s)"
 }
