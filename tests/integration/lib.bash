@@ -118,6 +118,12 @@ for n in names:
 PY
 }
 
+# The fault-injecting tests need a test build of shimctl (core/test_hooks.*): fail, naming the fix.
+need_test_hooks() {
+  "$SHIMCTL" --version | grep -q '^test hooks: on' ||
+    fail "$SHIMCTL has no test hooks: configure it with -DSHIMCTL_TEST_HOOKS=ON (scripts/setup does)"
+}
+
 expect_same_tree() { # listing-file dir
   local now; now=$(mktemp "$SUITE_TMP/listing.XXXXXX")
   tree_listing "$2" > "$now"

@@ -67,6 +67,9 @@ test_unpacked_cycle() {
     "$(/usr/bin/python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["shim"]["sha256"])' \
         "$P/.shimctl/manifest.json")" "manifest shim_sha256 = the unpacked libexec shim"
   cmp -s "$shim" "$P/bin/hipcc" || fail "bin/hipcc is not the unpacked shim"
+  # A release build: no fault-injection hook (core/test_hooks.*) in the packaged shimctl.
+  ! grep -q SHIMCTL_TEST_ "$bin" || fail "the packaged shimctl has test hooks compiled in"
+  ! "$bin" --version | grep -q '^test hooks' || fail "the packaged shimctl says it has test hooks"
   out=$("$bin" verify "$P" 2>&1) || fail "verify from the package failed: $out"
   if command -v strace >/dev/null; then
     strace -f -e trace=openat -o "$TEST_DIR/strace" "$bin" fingerprint "$P" >/dev/null 2>&1

@@ -158,6 +158,7 @@ test_divert_upgrade_rollback() {
 
 test_divert_crash_recovery() {
   TEST "--divert killed right after the first diversion: the next command undoes it, no diversion left"
+  need_test_hooks
   dpkg-query -W "$DV_PKG" >/dev/null 2>&1 || dv_install_pkg 1.0
   tree_listing "$DV_ROOT" > before
   local out rc=0 k

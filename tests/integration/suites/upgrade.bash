@@ -1,7 +1,9 @@
 # Package upgrades and foreign files (issue 4): a package manager renames a new compiler over
 # an installed shim. verify and status report it, install re-adopts it (its .real, the manifest
 # and the fingerprint follow), rollback keeps it and drops the stale .real. A <name>.real that
-# shimctl did not create makes install refuse and change nothing.
+# shimctl did not create makes install refuse and change nothing. A compiler upgraded between
+# install's plan and its transaction (SHIMCTL_TEST_AFTER_PLAN, a test build's hook) stops the
+# install with nothing changed.
 
 suite_requires() {
   command -v ccache >/dev/null && command -v python3 >/dev/null && [ -x /usr/lib/llvm-15/bin/clang ] &&
@@ -127,4 +129,26 @@ test_foreign_real_is_refused() {
   expect_contains "$out" "$P/bin/hipcc.real already exists and shimctl did not create it" "install"
   expect_same_tree before "$P"
   [ ! -e "$P/.shimctl" ] || fail "install left $P/.shimctl"
+}
+
+test_upgrade_between_plan_and_transaction() {
+  TEST "a compiler upgraded between install's plan and its transaction: refused, nothing changed"
+  need_test_hooks
+  private_rocm_copy
+  expected_after_upgrade llvm/bin/clang
+  local f=$P/llvm/bin/clang out rc
+  rc=0
+  out=$(SHIMCTL_TEST_AFTER_PLAN="cp -p '$f' '$f.dpkg-new' && printf '\n# upgraded llvm/bin/clang\n' >> '$f.dpkg-new' && mv '$f.dpkg-new' '$f'" \
+    "$SHIMCTL" install --no-verify "$P" 2>&1) || rc=$?
+  expect_eq 1 "$rc" "install exit code"
+  expect_contains "$out" "shimctl: error: $P/llvm/bin/clang changed since the install was planned" "install"
+  expect_contains "$out" "Nothing was changed; run the install again" "install"
+  expect_eq 1 "$(grep -c '^shimctl: error:' <<<"$out")" "error lines"
+  expect_same_tree expected "$P"
+  [ ! -e "$P/.shimctl" ] || fail "install left $P/.shimctl behind"
+  # Planned again, the upgraded file is the original: installed, and rolled back byte-identical.
+  "$SHIMCTL" install --no-verify "$P" >/dev/null || fail "the second install failed"
+  cmp -s "$P/llvm/bin/clang.real" "$TEST_DIR/pristine/llvm/bin/clang" || fail "clang.real is not the upgraded file"
+  "$SHIMCTL" rollback "$P" >/dev/null || fail "rollback failed"
+  expect_same_tree expected "$P"
 }
