@@ -1,3 +1,5 @@
+#include "../../../shim/formats.h" // the format, shared with the shim
+
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
@@ -76,23 +78,40 @@ util::Result<std::vector<InputStat>> stat_inputs(const std::string& prefix,
   return out;
 }
 
+namespace {
+
+// Appends what RENDER (a renderer of shim/formats.h, called as RENDER(out, cap)) writes.
+template<typename Render>
+void append(std::string& out, Render render) {
+  auto at = out.size();
+  out.resize(at + render(nullptr, 0));
+  render(out.data() + at, out.size() - at + 1);
+}
+
+} // namespace
+
 std::string render_identity_snapshot(const std::string& fingerprint,
                                      const std::vector<InputStat>& inputs) {
-  std::string out = "shimctl-identity 1\nfingerprint " + fingerprint + "\n";
+  std::string out;
+  append(out, [&](char* to, size_t cap) {
+    return shimctl_render_snapshot_start(to, cap, fingerprint.c_str());
+  });
   std::string current_dir;
   for (const auto& input : inputs) {
     auto slash = input.path.rfind('/');
     auto dir = slash == 0 ? std::string("/") : input.path.substr(0, slash);
     if (dir != current_dir) {
-      out += "dir " + dir + "\n";
+      append(out, [&](char* to, size_t cap) {
+        return shimctl_render_snapshot_dir(to, cap, dir.c_str());
+      });
       current_dir = dir;
     }
-    out += fmt::format("{} {} {} {} {}\n",
-                       input.inode,
-                       input.size,
-                       input.mtime_ns,
-                       input.ctime_ns,
-                       input.path.substr(slash + 1));
+    auto name = input.path.substr(slash + 1);
+    const shimctl_snapshot_input line{
+      input.inode, input.size, input.mtime_ns, input.ctime_ns, name.c_str()
+    };
+    append(out,
+           [&](char* to, size_t cap) { return shimctl_render_snapshot_input(to, cap, &line); });
   }
   return out;
 }
@@ -139,18 +158,21 @@ util::Result<SnapshotResult> snapshot_identity(const util::Dir& prefix_dir,
 }
 
 std::optional<ParsedSnapshot> parse_identity_snapshot(std::string_view text) {
-  static constexpr std::string_view header = "shimctl-identity 1\nfingerprint ";
-  if (!text.starts_with(header) || text.size() < header.size() + 65 ||
-      text[header.size() + 64] != '\n' || !text.ends_with('\n'))
+  static constexpr std::string_view header =
+    SHIMCTL_IDENTITY_HEADER "\n" SHIMCTL_IDENTITY_FINGERPRINT;
+  constexpr std::size_t digits = SHIMCTL_FINGERPRINT_HEX;
+  if (!text.starts_with(header) || text.size() < header.size() + digits + 1 ||
+      text[header.size() + digits] != '\n' || !text.ends_with('\n'))
     return std::nullopt;
   ParsedSnapshot snapshot;
-  snapshot.fingerprint = std::string(text.substr(header.size(), 64));
+  snapshot.fingerprint = std::string(text.substr(header.size(), digits));
   std::string dir_path;
-  std::istringstream lines{ std::string(text.substr(header.size() + 65)) };
+  std::istringstream lines{ std::string(text.substr(header.size() + digits + 1)) };
   std::string line;
   while (std::getline(lines, line)) {
-    if (line.starts_with("dir ")) {
-      dir_path = line.substr(4);
+    static constexpr std::string_view dir_line = SHIMCTL_IDENTITY_DIR;
+    if (line.starts_with(dir_line)) {
+      dir_path = line.substr(dir_line.size());
       continue;
     }
     InputStat input;

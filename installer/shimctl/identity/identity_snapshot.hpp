@@ -9,12 +9,11 @@
 // toolchain keeps its fingerprint (and its hits), a changed one gets a new one.
 //
 // The snapshot is a cache, not state: a missing or stale one costs a re-hash.
-// Format (text, every line ends with '\n'; parsed by shim/shimctl-shim.c):
-//   shimctl-identity 1
-//   fingerprint <64 hex digits>
-//   dir <absolute directory>
-//   <inode> <size> <mtime ns> <ctime ns> <file name>   (files of the last dir)
+// Format: shim/formats.h (written with its renderers, read by the shim's
+// shim/identity_snapshot.c and by parse_identity_snapshot below).
 #pragma once
+
+#include "../../../shim/formats.h"
 
 #include <chrono>
 #include <cstdint>
@@ -29,7 +28,7 @@
 
 namespace shimctl::core {
 
-inline constexpr std::string_view identity_snapshot_file = "identity";
+inline constexpr std::string_view identity_snapshot_file = SHIMCTL_IDENTITY_NAME;
 
 struct InputStat {
   std::string path; // absolute

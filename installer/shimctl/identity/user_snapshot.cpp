@@ -1,5 +1,6 @@
+#include "../../../shim/formats.h" // the path rule, shared with the shim
+
 #include <cerrno>
-#include <climits>
 #include <cstdlib>
 #include <shimctl/identity/user_snapshot.hpp>
 #include <shimctl/util/dir.hpp>
@@ -49,20 +50,19 @@ util::Result<util::Dir> open_cache_home(const std::string& path) {
 } // namespace
 
 std::optional<std::string> user_snapshot_name(std::string_view prefix) {
-  std::string name;
-  for (char c : prefix)
-    name += c == '/' ? "%2F" : c == '%' ? "%25" : std::string(1, c);
-  if (name.size() > NAME_MAX)
+  std::string text(prefix), name(shimctl_user_snapshot_name(nullptr, 0, 0, text.c_str()), '\0');
+  shimctl_user_snapshot_name(name.data(), name.size() + 1, 0, text.c_str());
+  if (name.size() > SHIMCTL_NAME_MAX)
     return std::nullopt;
   return name;
 }
 
 std::optional<std::string> user_cache_home(const char* xdg_cache_home, const char* home) {
-  if (xdg_cache_home && xdg_cache_home[0] == '/')
-    return std::string(xdg_cache_home);
-  if (home && home[0] == '/')
-    return std::string(home) + "/.cache";
-  return std::nullopt;
+  std::string path(shimctl_user_cache_home(nullptr, 0, xdg_cache_home, home), '\0');
+  if (path.empty())
+    return std::nullopt;
+  shimctl_user_cache_home(path.data(), path.size() + 1, xdg_cache_home, home);
+  return path;
 }
 
 util::Result<std::string> write_user_snapshot(const std::string& prefix,
@@ -76,8 +76,8 @@ util::Result<std::string> write_user_snapshot(const std::string& prefix,
   if (!name)
     return fail("the prefix path is too long for the name of a user's identity snapshot");
   TRY_ASSIGN(auto home, open_cache_home(*cache_home));
-  TRY_ASSIGN(auto shimctl_dir, own_subdirectory(home, "shimctl"));
-  TRY_ASSIGN(auto dir, own_subdirectory(shimctl_dir, "identity"));
+  TRY_ASSIGN(auto shimctl_dir, own_subdirectory(home, SHIMCTL_USER_CACHE_DIR));
+  TRY_ASSIGN(auto dir, own_subdirectory(shimctl_dir, SHIMCTL_USER_SNAPSHOT_DIR));
   std::vector<InputStat> listed{ manifest };
   listed.insert(listed.end(), inputs.begin(), inputs.end());
   TRY(dir.write_atomic(*name, render_identity_snapshot(fingerprint, listed), 0644));

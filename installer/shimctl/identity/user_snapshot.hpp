@@ -3,9 +3,9 @@
 // a read-only image), so that after a toolchain change such a user re-hashes
 // once, not on every compile until root runs `shimctl refresh`.
 //
-// Path: ${XDG_CACHE_HOME:-$HOME/.cache}/shimctl/identity/<PREFIX with '%' as
-// %25 and '/' as %2F> (the shim computes the same, user_snapshot_path in
-// shim/shimctl-shim.c). Format: an identity snapshot whose first input is
+// Path: the rule in shim/formats.h, which the shim uses too
+// (${XDG_CACHE_HOME:-$HOME/.cache}/shimctl/identity/<PREFIX, '%' and '/' as
+// %25 and %2F>). Format: an identity snapshot whose first input is
 // PREFIX/.shimctl/manifest.json, so that it is of this prefix and of the
 // manifest whose input list it covers (a re-install makes it stale). The
 // shim trusts it only as a regular file of its own user that no one else may

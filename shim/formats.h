@@ -1,0 +1,352 @@
+/* The formats the shim shares with the C++ side, defined once: the shim config (written by
+ * installer/shimctl/core/shim_config.cpp), the identity snapshot (core/identity_snapshot.cpp) and
+ * the path of a user's own snapshot (core/user_snapshot.cpp). The names, header lines and field
+ * order live here, in the inline renderers; the readers are in shim/config.c and
+ * shim/identity_snapshot.c (library shimctl-shim-formats, which the shim, the unit tests and the
+ * fuzzer compile alike). C11 and C++23; libc only, no allocation. */
+#ifndef SHIMCTL_FORMATS_H
+#define SHIMCTL_FORMATS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <string.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Appends S at OUT[AT] (truncating at CAP, always NUL-terminated when CAP > 0); returns AT plus
+ * the length of S, so a final result >= CAP means "did not fit", as with snprintf. */
+static inline size_t shimctl_put(char* out, size_t cap, size_t at, const char* s) {
+  size_t n = strlen(s);
+  if (at < cap) {
+    size_t fit = at + n < cap ? n : cap - 1 - at;
+    memcpy(out + at, s, fit);
+    out[at + fit] = '\0';
+  }
+  return at + n;
+}
+
+/* Decimal digits of VALUE in BUF; returns their start. */
+static inline const char* shimctl_decimal(unsigned long long value, char buf[24]) {
+  char* p = buf + 23;
+  *p = '\0';
+  do
+    *--p = (char)('0' + value % 10);
+  while ((value /= 10) != 0);
+  return p;
+}
+
+/* ---- The shim config: DIR/.shimctl.conf ------------------------------------------------------
+ * Text, one directive per line: its name, one space, its fields separated by one space; '#'
+ * starts a comment line; the first other line is SHIMCTL_CONFIG_HEADER. */
+#define SHIMCTL_CONFIG_NAME ".shimctl.conf"
+#define SHIMCTL_CONFIG_HEADER "shimctl-shim-config 1"
+#define SHIMCTL_CONFIG_MAX (256 * 1024) /* bytes */
+#define SHIMCTL_MAX_DIRECTIVES 8192     /* list directives (setenv ... target-probe) */
+
+enum shimctl_directive_kind {
+  SHIMCTL_STATE,           /* state PATH: the prefix's state dir (events.log, identity) */
+  SHIMCTL_CACHE,           /* cache PATH: the cache tool */
+  SHIMCTL_CACHE_KIND,      /* cache-kind ccache|sccache */
+  SHIMCTL_IDENTITY_HELPER, /* identity-helper PATH: the shimctl that re-checks the identity */
+  SHIMCTL_SETENV,          /* setenv NAME=VALUE: a default, where NAME is unset */
+  SHIMCTL_APPENDENV,       /* appendenv NAME=VALUE: appended to NAME with ':' */
+  SHIMCTL_COMPILER,        /* compiler NAME REAL_NAME */
+  SHIMCTL_ALIAS,           /* alias ALIAS COMPILER */
+  SHIMCTL_KEYENV,          /* keyenv VARIABLE */
+  SHIMCTL_TARGET_PROBE,    /* target-probe COMPILER PROBE */
+  SHIMCTL_DIRECTIVE_KINDS
+};
+
+static inline const char* shimctl_directive_name(enum shimctl_directive_kind kind) {
+  switch (kind) {
+    case SHIMCTL_STATE:
+      return "state";
+    case SHIMCTL_CACHE:
+      return "cache";
+    case SHIMCTL_CACHE_KIND:
+      return "cache-kind";
+    case SHIMCTL_IDENTITY_HELPER:
+      return "identity-helper";
+    case SHIMCTL_SETENV:
+      return "setenv";
+    case SHIMCTL_APPENDENV:
+      return "appendenv";
+    case SHIMCTL_COMPILER:
+      return "compiler";
+    case SHIMCTL_ALIAS:
+      return "alias";
+    case SHIMCTL_KEYENV:
+      return "keyenv";
+    case SHIMCTL_TARGET_PROBE:
+      return "target-probe";
+    case SHIMCTL_DIRECTIVE_KINDS:
+      break;
+  }
+  return "";
+}
+
+#define SHIMCTL_CACHE_KIND_CCACHE "ccache"
+#define SHIMCTL_CACHE_KIND_SCCACHE "sccache"
+
+/* Files in the shim's directory D: both names contain no '/' and no space. */
+struct shimctl_compiler {
+  const char* name;      /* the shim D/NAME */
+  const char* real_name; /* the original compiler D/REAL_NAME */
+};
+struct shimctl_alias {
+  const char* alias;    /* D/ALIAS, a symlink to the shim */
+  const char* compiler; /* the NAME of its compiler line */
+};
+struct shimctl_target_probe {
+  const char* compiler; /* the NAME of a compiler line */
+  const char* probe;    /* absolute path of the program naming the machine's GPU targets */
+};
+
+struct shimctl_directive {
+  enum shimctl_directive_kind kind;
+  union {
+    const char* path;       /* state, cache, identity-helper: absolute */
+    const char* cache_kind; /* cache-kind: SHIMCTL_CACHE_KIND_* */
+    const char* env;        /* setenv, appendenv: NAME=VALUE, NAME not empty */
+    const char* variable;   /* keyenv: a variable name */
+    struct shimctl_compiler compiler;
+    struct shimctl_alias alias;
+    struct shimctl_target_probe target_probe;
+  } u;
+};
+
+/* The directive of KIND with its fields in line order (SECOND: for two-field kinds only). */
+static inline struct shimctl_directive shimctl_directive_of(enum shimctl_directive_kind kind,
+                                                            const char* first,
+                                                            const char* second) {
+  struct shimctl_directive d;
+  d.kind = kind;
+  switch (kind) {
+    case SHIMCTL_COMPILER:
+      d.u.compiler.name = first;
+      d.u.compiler.real_name = second;
+      break;
+    case SHIMCTL_ALIAS:
+      d.u.alias.alias = first;
+      d.u.alias.compiler = second;
+      break;
+    case SHIMCTL_TARGET_PROBE:
+      d.u.target_probe.compiler = first;
+      d.u.target_probe.probe = second;
+      break;
+    case SHIMCTL_CACHE_KIND:
+      d.u.cache_kind = first;
+      break;
+    case SHIMCTL_SETENV:
+    case SHIMCTL_APPENDENV:
+      d.u.env = first;
+      break;
+    case SHIMCTL_KEYENV:
+      d.u.variable = first;
+      break;
+    default: /* state, cache, identity-helper */
+      d.u.path = first;
+      break;
+  }
+  return d;
+}
+
+/* The fields of D's line in order; returns how many (0 to 2). */
+static inline int shimctl_directive_fields(const struct shimctl_directive* d, const char* f[2]) {
+  switch (d->kind) {
+    case SHIMCTL_COMPILER:
+      f[0] = d->u.compiler.name;
+      f[1] = d->u.compiler.real_name;
+      return 2;
+    case SHIMCTL_ALIAS:
+      f[0] = d->u.alias.alias;
+      f[1] = d->u.alias.compiler;
+      return 2;
+    case SHIMCTL_TARGET_PROBE:
+      f[0] = d->u.target_probe.compiler;
+      f[1] = d->u.target_probe.probe;
+      return 2;
+    case SHIMCTL_STATE:
+    case SHIMCTL_CACHE:
+    case SHIMCTL_IDENTITY_HELPER:
+      f[0] = d->u.path;
+      return 1;
+    case SHIMCTL_CACHE_KIND:
+      f[0] = d->u.cache_kind;
+      return 1;
+    case SHIMCTL_SETENV:
+    case SHIMCTL_APPENDENV:
+      f[0] = d->u.env;
+      return 1;
+    case SHIMCTL_KEYENV:
+      f[0] = d->u.variable;
+      return 1;
+    case SHIMCTL_DIRECTIVE_KINDS:
+      break;
+  }
+  return 0;
+}
+
+/* D's line, "NAME FIELD...\n", into OUT (see shimctl_put for CAP and the result). */
+static inline size_t shimctl_render_directive(char* out,
+                                              size_t cap,
+                                              const struct shimctl_directive* d) {
+  const char* fields[2];
+  int count = shimctl_directive_fields(d, fields);
+  size_t len = shimctl_put(out, cap, 0, shimctl_directive_name(d->kind));
+  for (int i = 0; i < count; i++)
+    len = shimctl_put(out, cap, shimctl_put(out, cap, len, " "), fields[i]);
+  return shimctl_put(out, cap, len, "\n");
+}
+
+/* The parsed config. Its strings point into the text it was parsed from. */
+struct shimctl_config {
+  const char* state_dir;       /* NULL when there is no state line */
+  const char* cache_path;      /* never NULL once parsed */
+  const char* identity_helper; /* NULL when there is none */
+  bool cache_is_ccache;        /* cache-kind ccache (the default) */
+  size_t count;
+  /* setenv, appendenv, compiler, alias, keyenv and target-probe lines, in file order */
+  struct shimctl_directive list[SHIMCTL_MAX_DIRECTIVES];
+};
+
+/* Parses TEXT[0..LEN) in place (TEXT[LEN] must be writable) into CONFIG. Returns NULL, or why the
+ * config cannot be used: "PATH:LINE: what" in PROBLEM. */
+const char* shimctl_parse_config(struct shimctl_config* config,
+                                 char* text,
+                                 size_t len,
+                                 const char* path,
+                                 char* problem,
+                                 size_t problem_cap);
+
+/* The entries for NAME; NULL when there is none. */
+const struct shimctl_compiler* shimctl_find_compiler(const struct shimctl_config* config,
+                                                     const char* name);
+const struct shimctl_alias* shimctl_find_alias(const struct shimctl_config* config,
+                                               const char* alias);
+/* The last target-probe line of compiler NAME, NULL when there is none. */
+const struct shimctl_target_probe* shimctl_find_target_probe(const struct shimctl_config* config,
+                                                             const char* name);
+
+/* ---- The identity snapshot: STATE_DIR/identity ------------------------------------------------
+ *   shimctl-identity 1
+ *   fingerprint <64 lowercase hex digits>
+ *   dir <absolute directory>
+ *   <inode> <size> <mtime ns> <ctime ns> <file name>      (files of the last dir line)
+ * Every line ends with '\n': a snapshot without a final newline was cut short. */
+#define SHIMCTL_IDENTITY_NAME "identity"
+#define SHIMCTL_IDENTITY_HEADER "shimctl-identity 1"
+#define SHIMCTL_IDENTITY_MAX (256 * 1024)
+#define SHIMCTL_IDENTITY_FINGERPRINT "fingerprint " /* the second line's start */
+#define SHIMCTL_IDENTITY_DIR "dir "                 /* a directory line's start */
+#define SHIMCTL_FINGERPRINT_HEX 64
+
+struct shimctl_snapshot_input {
+  unsigned long long inode, size, mtime_ns, ctime_ns;
+  const char* name; /* in the directory of the last dir line */
+};
+
+/* The first two lines for FINGERPRINT. */
+static inline size_t shimctl_render_snapshot_start(char* out, size_t cap, const char* fingerprint) {
+  size_t len = shimctl_put(out, cap, 0, SHIMCTL_IDENTITY_HEADER "\n" SHIMCTL_IDENTITY_FINGERPRINT);
+  return shimctl_put(out, cap, shimctl_put(out, cap, len, fingerprint), "\n");
+}
+
+static inline size_t shimctl_render_snapshot_dir(char* out, size_t cap, const char* dir) {
+  return shimctl_put(
+    out, cap, shimctl_put(out, cap, shimctl_put(out, cap, 0, SHIMCTL_IDENTITY_DIR), dir), "\n");
+}
+
+static inline size_t shimctl_render_snapshot_input(char* out,
+                                                   size_t cap,
+                                                   const struct shimctl_snapshot_input* in) {
+  const unsigned long long numbers[] = { in->inode, in->size, in->mtime_ns, in->ctime_ns };
+  size_t len = 0;
+  for (int i = 0; i < 4; i++) {
+    char digits[24];
+    len =
+      shimctl_put(out, cap, shimctl_put(out, cap, len, shimctl_decimal(numbers[i], digits)), " ");
+  }
+  return shimctl_put(out, cap, shimctl_put(out, cap, len, in->name), "\n");
+}
+
+/* S starts with SHIMCTL_FINGERPRINT_HEX lowercase hex digits and ends there or at a newline. */
+bool shimctl_is_fingerprint(const char* s);
+
+/* Reads a snapshot line by line, in place. */
+struct shimctl_snapshot_reader {
+  char* next; /* the next line */
+  char* end;
+};
+
+/* Checks the first two lines of TEXT[0..LEN) and points *FINGERPRINT at the 64 digits (NUL-
+ * terminated in place). False when it is not a whole snapshot. */
+bool shimctl_snapshot_begin(struct shimctl_snapshot_reader* reader,
+                            char* text,
+                            size_t len,
+                            const char** fingerprint);
+
+enum shimctl_snapshot_line {
+  SHIMCTL_SNAPSHOT_END,   /* no more lines */
+  SHIMCTL_SNAPSHOT_DIR,   /* *DIR: the directory of the inputs that follow */
+  SHIMCTL_SNAPSHOT_INPUT, /* *INPUT: one input */
+  SHIMCTL_SNAPSHOT_BAD    /* a line this format does not have */
+};
+
+enum shimctl_snapshot_line shimctl_snapshot_next(struct shimctl_snapshot_reader* reader,
+                                                 const char** dir,
+                                                 struct shimctl_snapshot_input* input);
+
+/* ---- A user's own snapshot ---------------------------------------------------------------------
+ * For a user who may not write the prefix's state dir:
+ *   ${XDG_CACHE_HOME:-$HOME/.cache}/shimctl/identity/<prefix, '%' as %25 and '/' as %2F>
+ * (XDG_CACHE_HOME and HOME count only when absolute). Its first input is the prefix's manifest. */
+#define SHIMCTL_USER_CACHE_DIR "shimctl"     /* in the cache home */
+#define SHIMCTL_USER_SNAPSHOT_DIR "identity" /* in SHIMCTL_USER_CACHE_DIR */
+#define SHIMCTL_NAME_MAX 255                 /* Linux's NAME_MAX */
+
+/* The cache home into OUT; 0 when neither variable is usable. */
+static inline size_t shimctl_user_cache_home(char* out,
+                                             size_t cap,
+                                             const char* xdg_cache_home,
+                                             const char* home) {
+  if (xdg_cache_home && xdg_cache_home[0] == '/')
+    return shimctl_put(out, cap, 0, xdg_cache_home);
+  if (home && home[0] == '/')
+    return shimctl_put(out, cap, shimctl_put(out, cap, 0, home), "/.cache");
+  return 0;
+}
+
+/* The snapshot's file name for PREFIX at OUT[AT]; returns AT plus its length. */
+static inline size_t shimctl_user_snapshot_name(char* out,
+                                                size_t cap,
+                                                size_t at,
+                                                const char* prefix) {
+  for (const char* c = prefix; *c; c++) {
+    char one[2] = { *c, '\0' };
+    at = shimctl_put(out, cap, at, *c == '/' ? "%2F" : *c == '%' ? "%25" : one);
+  }
+  return at;
+}
+
+/* The whole path; 0 when there is no cache home or the name is longer than SHIMCTL_NAME_MAX. */
+static inline size_t shimctl_user_snapshot_path(char* out,
+                                                size_t cap,
+                                                const char* xdg_cache_home,
+                                                const char* home,
+                                                const char* prefix) {
+  size_t len = shimctl_user_cache_home(out, cap, xdg_cache_home, home);
+  if (len == 0)
+    return 0;
+  len = shimctl_put(out, cap, len, "/" SHIMCTL_USER_CACHE_DIR "/" SHIMCTL_USER_SNAPSHOT_DIR "/");
+  size_t name_end = shimctl_user_snapshot_name(out, cap, len, prefix);
+  return name_end - len > SHIMCTL_NAME_MAX ? 0 : name_end;
+}
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

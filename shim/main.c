@@ -1,0 +1,353 @@
+/* shimctl-shim: installed by shimctl in place of a compiler; runs the original compiler either
+ * directly or through the cache tool, as "The shim contract" in ARCHITECTURE.md describes.
+ *
+ * It runs on every compile, so the hot path allocates nothing, uses no stdio and makes few
+ * syscalls: readlink(/proc/self/exe), open/read/close of the config, the parent check (only
+ * outside a nested call), then execve. It never writes to stdout; its rare messages go to
+ * stderr in one write(2) each. A compile must never fail because of the cache layer: whenever
+ * the cache cannot be used, the original compiler runs directly.
+ *
+ * Files: main.c (this: the decisions, the cache tool's environment and arguments), sys.c (every
+ * system call), identity_guard.c (the fingerprint for the key), and the pure parts in the library
+ * shimctl-shim-formats: config.c, identity_snapshot.c (formats.h), target_key.c, text.c. */
+#define _GNU_SOURCE
+#include "shim.h"
+#include "target_key.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#ifndef SHIMCTL_SHIM_VERSION
+#define SHIMCTL_SHIM_VERSION "0.1.0"
+#endif
+
+/* Lets `strings` tell an installed shim's version without running it (running it compiles). */
+__attribute__((used)) static const char shim_ident[] = "@(#)shimctl-shim " SHIMCTL_SHIM_VERSION;
+
+#define MAX_ENV 32768           /* environment entries handed to the cache tool */
+#define MAX_ARGS 131072         /* arguments handed to the cache tool */
+#define TARGET_KEY_MAX 16384    /* the environment and GPU targets in the cache key */
+#define ENV_ARENA (1024 * 1024) /* room for appendenv results */
+/* Static arrays live in .bss: pages never touched cost nothing. Past these bounds the cache is
+ * skipped and the original compiler runs directly. */
+
+extern char** environ;
+
+struct shim shim;
+static char* cache_argv[MAX_ARGS];
+static char* cache_env[MAX_ENV];
+static size_t cache_env_count;
+static char env_arena[ENV_ARENA];
+static size_t env_arena_used;
+static char active_entry[] = "SHIMCTL_ACTIVE=1";
+static bool keyed_by_identity; /* compiler_check_entry goes to the cache tool (decided in main) */
+static char compiler_check_entry[] = "CCACHE_COMPILERCHECK=string:shimctl-"
+                                     "................................";
+static char target_key_text[TARGET_KEY_MAX];
+static struct target_key target_key = { target_key_text, sizeof target_key_text, 0 };
+
+/* The compiler entry for the invoked name: its own, its alias's, or else N's.
+ * *known tells whether the invoked name itself is in the config. */
+static const struct shimctl_compiler* resolve_compiler(const char* invoked, bool* known) {
+  const struct shimctl_compiler* c = shimctl_find_compiler(&shim.config, invoked);
+  const struct shimctl_alias* alias = c ? NULL : shimctl_find_alias(&shim.config, invoked);
+  if (alias)
+    c = shimctl_find_compiler(&shim.config, alias->compiler);
+  *known = c != NULL;
+  return c ? c : shimctl_find_compiler(&shim.config, shim.self_name);
+}
+
+/* `-###` only prints the driver's jobs: nothing to cache, and sccache 0.4 fails on it. */
+static bool prints_jobs_only(int argc, char** argv) {
+  for (int i = 1; i < argc; i++)
+    if (strcmp(argv[i], "-###") == 0)
+      return true;
+  return false;
+}
+
+static bool wants_direct_exec(int argc, char** argv) {
+  return env_is("SHIMCTL_DISABLE", "1") || getenv("SHIMCTL_ACTIVE") ||
+         prints_jobs_only(argc, argv) || parent_is_cache_launcher();
+}
+
+static bool push_env(char* entry) {
+  if (cache_env_count + 1 >= MAX_ENV)
+    return false;
+  cache_env[cache_env_count++] = entry;
+  return true;
+}
+
+/* Index of the first "NAME=" entry (name_len counts the '='), as getenv finds it; -1 if none. */
+static long find_env(const char* name, size_t name_len) {
+  for (size_t i = 0; i < cache_env_count; i++)
+    if (strncmp(cache_env[i], name, name_len) == 0)
+      return (long)i;
+  return -1;
+}
+
+/* "NAME=OLD" + ":" + VALUE in env_arena; NULL when full. */
+static char* joined_value(const char* old_entry, const char* value) {
+  size_t old_len = strlen(old_entry), value_len = strlen(value);
+  if (env_arena_used + old_len + value_len + 2 > sizeof env_arena)
+    return NULL;
+  char* out = env_arena + env_arena_used;
+  memcpy(out, old_entry, old_len);
+  out[old_len] = ':';
+  memcpy(out + old_len + 1, value, value_len + 1);
+  env_arena_used += old_len + value_len + 2;
+  return out;
+}
+
+/* NAME=VALUE with the target key appended, in env_arena; NULL when full. */
+static char* with_target_key(const char* entry) {
+  size_t len = strlen(entry);
+  if (env_arena_used + len + target_key.len + 1 > sizeof env_arena)
+    return NULL;
+  char* out = env_arena + env_arena_used;
+  memcpy(out, entry, len);
+  memcpy(out + len, target_key.buf, target_key.len + 1);
+  env_arena_used += len + target_key.len + 1;
+  return out;
+}
+
+/* Fills target_key for COMPILER called with ARGV. False: the object depends on what cannot be
+ * keyed (a native target and no probe, a failed probe, a key too long): compile uncached. */
+static bool build_target_key(const struct shimctl_compiler* compiler, int argc, char** argv) {
+  for (size_t i = 0; i < shim.config.count; i++) {
+    const struct shimctl_directive* d = &shim.config.list[i];
+    const char* value = d->kind == SHIMCTL_KEYENV ? getenv(d->u.variable) : NULL;
+    if (value && !(key_append(&target_key, ";", d->u.variable, "=") &&
+                   key_append(&target_key, value, "", "")))
+      return false;
+  }
+  const struct shimctl_target_probe* probe =
+    shimctl_find_target_probe(&shim.config, compiler->name);
+  struct call_traits call =
+    traits_of(argc, argv, getenv("HCC_AMDGPU_TARGET"), getenv("HIPCC_COMPILE_FLAGS_APPEND"));
+  if (call.host_cpu) {
+    static char info[65536];
+    size_t len;
+    if (!read_small_file("/proc/cpuinfo", info, sizeof info - 2, &len, false) ||
+        !key_host_cpu(&target_key, info, len))
+      return false;
+  }
+  if (call.target == TARGET_NATIVE && !probe)
+    return false;
+  if (probe && call.target != TARGET_EXPLICIT && call.cached_output) {
+    char out[4096];
+    char* args[] = { (char*)probe->probe, NULL };
+    size_t len;
+    int status = 0;
+    if (!run_and_read(args, out, sizeof out, &len, &status) || len == sizeof out - 1)
+      return false; /* more than any GPU list: the key would be cut */
+    return key_probe_output(&target_key, out, status);
+  }
+  return true;
+}
+
+/* environ + setenv defaults + appendenv + SHIMCTL_ACTIVE=1, into cache_env. */
+static bool build_cache_environment(void) {
+  for (char** e = environ; *e; e++)
+    if (!push_env(*e))
+      return false;
+  for (size_t i = 0; i < shim.config.count; i++) {
+    const struct shimctl_directive* d = &shim.config.list[i];
+    if (d->kind != SHIMCTL_SETENV && d->kind != SHIMCTL_APPENDENV)
+      continue;
+    char* entry = (char*)d->u.env; /* execve does not write it */
+    size_t name_len = (size_t)(strchr(entry, '=') - entry) + 1;
+    long at = find_env(entry, name_len);
+    if (at < 0) {
+      if (!push_env(entry))
+        return false;
+    } else if (d->kind == SHIMCTL_APPENDENV && cache_env[at][name_len] == '\0') {
+      cache_env[at] = entry; /* set but empty: nothing to append to */
+    } else if (d->kind == SHIMCTL_APPENDENV) {
+      if (!(cache_env[at] = joined_value(cache_env[at], entry + name_len)))
+        return false;
+    }
+  }
+  if (keyed_by_identity &&
+      !push_env(target_key.len ? with_target_key(compiler_check_entry) : compiler_check_entry))
+    return false;
+  if (!shim.config.cache_is_ccache && target_key.len) { /* sccache: its buster carries the key */
+    long at = find_env("SCCACHE_C_CUSTOM_CACHE_BUSTER=", 30);
+    if (at < 0 || !(cache_env[at] = with_target_key(cache_env[at])))
+      return false;
+  }
+  if (!push_env(active_entry))
+    return false;
+  cache_env[cache_env_count] = NULL;
+  return true;
+}
+
+/* The compiler as the cache tool should run it: the path the caller used. */
+static char* compiler_for_cache(char* argv0, const char* invoked, bool known) {
+  static char path[PATH_MAX];
+  if (argv0 && strchr(argv0, '/'))
+    return argv0;
+  if (known && path_in_self_dir(path, invoked, ""))
+    return path;
+  if (!known && find_in_path(invoked, path))
+    return path;
+  return shim.self_path;
+}
+
+static bool build_cache_arguments(int argc, char** argv, char* compiler) {
+  if ((size_t)argc + 2 > MAX_ARGS)
+    return false;
+  size_t n = 0;
+  cache_argv[n++] = (char*)shim.config.cache_path;
+  cache_argv[n++] = compiler;
+  for (int i = 1; i < argc; i++)
+    cache_argv[n++] = argv[i];
+  cache_argv[n] = NULL;
+  return true;
+}
+
+/* ---- ccache's directory configuration files ---------------------------------------------
+ * ccache >= 4.13 also reads the first ccache.conf it finds in the compile's working directory
+ * or a parent (it stops at $HOME, its ceiling_dirs, a directory holding .git, a mount point,
+ * another user's directory). Such a file outranks the cache's own ccache.conf, though not the
+ * environment: it could switch the cache off (disable), take the directory out of the key of a
+ * -g compile (hash_dir = false), drop options from the key (ignore_options), or fail every
+ * compile (an option this ccache does not know, or one a directory file may not set). A shimmed
+ * compile reads none: CCACHE_CEILING_DIRS names the working directory, where ccache stops before
+ * reading (ccache < 4.13 ignores the variable). A file that is there is reported once in
+ * events.log. ccache splits ceiling_dirs at ':', so a working directory with a ':' cannot be
+ * named: if a ccache.conf is there, that compile runs uncached. */
+
+/* Names the working directory in CCACHE_CEILING_DIRS (in cache_env). False when it cannot and
+ * a ccache.conf may be read: *REASON says why; the compile must run uncached. */
+static bool pin_directory_config(const char** reason) {
+  static char cwd[PATH_MAX], found[PATH_MAX], entry[sizeof "CCACHE_CEILING_DIRS=" + PATH_MAX];
+  if (!getcwd(cwd, sizeof cwd) || cwd[0] != '/') {
+    *reason = "(working directory unknown)";
+    return false;
+  }
+  bool present = find_directory_config(cwd, found);
+  if (strchr(cwd, ':')) {
+    *reason = found;
+    return !present;
+  }
+  if (present) {
+    if (shim.trace)
+      say("ignoring ", found, " (ccache directory configuration)", NULL);
+    log_event_once("ccache-conf-ignored", found);
+  }
+  const size_t name_len = sizeof "CCACHE_CEILING_DIRS=" - 1;
+  concat(entry, sizeof entry, "CCACHE_CEILING_DIRS=", cwd, NULL);
+  long at = find_env(entry, name_len);
+  char* value = entry;
+  if (at >= 0 && cache_env[at][name_len] != '\0')
+    value = joined_value(cache_env[at], cwd); /* the caller's ceilings stay */
+  if (value && at >= 0) {
+    cache_env[at] = value;
+  } else if (value && push_env(value)) {
+    cache_env[cache_env_count] = NULL;
+  } else {
+    *reason = "(environment too large)";
+    return false;
+  }
+  return true;
+}
+
+/* The CCACHE_DIR ccache would use when the user set one (else it picks its own default). */
+static const char* ccache_dir(void) {
+  long at = find_env("CCACHE_DIR=", sizeof "CCACHE_DIR=" - 1);
+  return at < 0 ? NULL : cache_env[at] + sizeof "CCACHE_DIR=" - 1;
+}
+
+/* With SHIMCTL_STRICT=1: prints the parts and exits 1. Otherwise returns. */
+#define STRICT_FAIL(...)                                                                           \
+  do {                                                                                             \
+    if (env_is("SHIMCTL_STRICT", "1")) {                                                           \
+      say(__VA_ARGS__, STRICT_HINT, NULL);                                                         \
+      return 1;                                                                                    \
+    }                                                                                              \
+  } while (0)
+
+int main(int argc, char** argv) {
+  char* argv0 = argc > 0 ? argv[0] : NULL;
+  /* A nested shim's lines would land in the output ccache stores and replays on every hit. */
+  shim.trace = env_is("SHIMCTL_SHIM_TRACE", "1") && !getenv("SHIMCTL_ACTIVE");
+  if (!locate_self(argv0)) {
+    say("cannot find its own executable (/proc/self/exe); run 'shimctl verify'", NULL);
+    return 127;
+  }
+  const char* invoked = argv0 && *base_name(argv0) ? base_name(argv0) : shim.self_name;
+  const char* why = load_config();
+  if (why)
+    run_without_config(argv, invoked, why);
+  bool known;
+  const struct shimctl_compiler* compiler = resolve_compiler(invoked, &known);
+  if (!compiler) {
+    concat(shim.problem,
+           sizeof shim.problem,
+           "no compiler entry for '",
+           invoked,
+           "' in ",
+           shim.config_path,
+           NULL);
+    run_without_config(argv, invoked, shim.problem);
+  }
+  if (strcmp(compiler->real_name, shim.self_name) == 0) { /* it would exec itself forever */
+    concat(shim.problem,
+           sizeof shim.problem,
+           "the original of '",
+           invoked,
+           "' is the shim itself",
+           NULL);
+    run_without_config(argv, invoked, shim.problem);
+  }
+  char real[PATH_MAX];
+  if (!path_in_self_dir(real, compiler->real_name, ""))
+    run_without_config(argv, invoked, "path too long");
+  if (wants_direct_exec(argc, argv))
+    exec_original(real, compiler->name, argv);
+
+  /* The user's own CCACHE_COMPILERCHECK wins, as every default does. */
+  const bool ccache = shim.config.cache_is_ccache;
+  keyed_by_identity = shim.config.identity_helper && ccache && !getenv("CCACHE_COMPILERCHECK");
+  char* key = compiler_check_entry + sizeof compiler_check_entry - 1 - FINGERPRINT_KEY_LEN;
+  if (keyed_by_identity && !know_identity(key)) {
+    log_event("identity-unknown", shim.config.identity_helper);
+    STRICT_FAIL("cannot establish the toolchain identity: ",
+                shim.config.identity_helper,
+                " identity-check failed");
+    exec_original(real, compiler->name, argv);
+  }
+  /* The target key rides on shimctl's own key: ccache keyed by identity, or sccache's buster. */
+  if ((keyed_by_identity || !ccache) && !build_target_key(compiler, argc, argv)) {
+    log_event("target-unkeyed", compiler->name);
+    if (shim.trace)
+      say("the GPU target cannot be keyed (a native target, or the probe failed): uncached", NULL);
+    exec_original(real, compiler->name, argv);
+  }
+  if (shim.trace && target_key.len)
+    say("target key ", target_key.buf, NULL);
+  if (build_cache_environment() &&
+      build_cache_arguments(argc, argv, compiler_for_cache(argv0, invoked, known))) {
+    const char* unpinned = NULL;
+    if (ccache && !pin_directory_config(&unpinned)) {
+      log_event_once("ccache-conf-unpinned", unpinned);
+      STRICT_FAIL("cannot keep ccache from reading ", unpinned);
+      exec_original(real, compiler->name, argv);
+    }
+    const char* unwritable = ccache ? unwritable_ccache_dir(ccache_dir()) : NULL;
+    if (unwritable) {
+      log_event("cache-dir-unwritable", unwritable);
+      STRICT_FAIL("cache directory ", unwritable, " is not writable by this user");
+      exec_original(real, compiler->name, argv);
+    }
+    if (shim.trace)
+      say("cache ", shim.config.cache_path, " ", cache_argv[1], NULL);
+    execve(shim.config.cache_path, cache_argv, cache_env);
+    const char* reason = strerror(errno);
+    log_event("cache-missing", reason);
+    STRICT_FAIL("cache tool ", shim.config.cache_path, " cannot run: ", reason);
+  }
+  exec_original(real, compiler->name, argv); /* the cache layer must never fail a compile */
+}

@@ -1,0 +1,112 @@
+/* The target in the cache key (target_key.h). Variables the driver reads (HCC_AMDGPU_TARGET,
+ * NVCC_APPEND_FLAGS, ...: the config's keyenv lines) and, when hipcc picks the GPU targets itself,
+ * this machine's GPUs (the config's target-probe: hipcc runs rocm_agent_enumerator). Neither
+ * reaches ccache or sccache on its own, so a build for another GPU would be served this one's
+ * object. */
+#include "target_key.h"
+
+#include "formats.h"
+#include "text.h"
+
+#include <string.h>
+#include <sys/wait.h>
+
+bool key_append(struct target_key* key, const char* a, const char* b, const char* c) {
+  size_t len = concat(key->buf + key->len, key->cap - key->len, a, b, c, NULL);
+  if (key->len + len >= key->cap)
+    return false;
+  key->len += len;
+  return true;
+}
+
+/* ARG names a GPU target (--offload-arch=X, --offload-arch X, -arch=X, ...): its value, else
+ * NULL. NEXT is the following argument, for the two-argument form. */
+static const char* target_value(const char* arg, const char* next) {
+  static const char* const flags[] = { "--offload-arch",     "--amdgpu-target", "--cuda-gpu-arch",
+                                       "--gpu-architecture", "-arch",           NULL };
+  if (arg[0] != '-' || (arg[1] != '-' && arg[1] != 'a'))
+    return NULL; /* most arguments: not one of the flags */
+  for (int i = 0; flags[i]; i++) {
+    if (!starts_with(arg, flags[i]))
+      continue;
+    const char* rest = arg + strlen(flags[i]);
+    if (*rest == '=')
+      return rest + 1;
+    if (*rest == '\0')
+      return next ? next : "";
+  }
+  return NULL;
+}
+
+/* ARG asks for this machine's CPU: -march=native, -mcpu=native, -mtune=native, also inside
+ * nvcc's -Xcompiler lists. */
+static bool names_host_cpu(const char* arg) {
+  return strstr(arg, "=native") && (strstr(arg, "-march=native") || strstr(arg, "-mcpu=native") ||
+                                    strstr(arg, "-mtune=native"));
+}
+
+/* SO_FAR, after one more place named a target (NATIVE: the machine's own). */
+static enum target named_target(enum target so_far, bool native) {
+  return native || so_far == TARGET_NATIVE ? TARGET_NATIVE : TARGET_EXPLICIT;
+}
+
+struct call_traits traits_of(int argc, char** argv, const char* amdgpu, const char* append) {
+  struct call_traits c = { TARGET_DEFAULT, false, false };
+  bool preprocesses = false;
+  for (int i = 1; i < argc; i++) {
+    const char* value = target_value(argv[i], i + 1 < argc ? argv[i + 1] : NULL);
+    if (value)
+      c.target = named_target(c.target, starts_with(value, "native"));
+    c.host_cpu = c.host_cpu || names_host_cpu(argv[i]);
+    if (strcmp(argv[i], "-E") == 0)
+      preprocesses = true;
+    else if (strcmp(argv[i], "-c") == 0 || strcmp(argv[i], "-S") == 0)
+      c.cached_output = true;
+  }
+  c.cached_output = c.cached_output && !preprocesses;
+  if (amdgpu && *amdgpu)
+    c.target = named_target(c.target, starts_with(amdgpu, "native"));
+  if (append && (strstr(append, "--offload-arch") || strstr(append, "--amdgpu-target")))
+    c.target = named_target(c.target, strstr(append, "native") != NULL);
+  return c;
+}
+
+bool key_host_cpu(struct target_key* key, char* info, size_t len) {
+  static const char* const fields[] = {
+    "vendor_id",   "cpu family", "model",    "model name",      "stepping",
+    "cache size",  "flags",      "Features", "CPU implementer", "CPU architecture",
+    "CPU variant", "CPU part",   "isa",      "uarch",           NULL
+  };
+  if (len == 0 || !key_append(key, ";cpu=", "", ""))
+    return false;
+  for (char* line = info; line < info + len && *line != '\n';) { /* the first block */
+    char* newline = memchr(line, '\n', (size_t)(info + len - line));
+    if (!newline)
+      break;
+    *newline = '\0';
+    char* colon = strchr(line, ':');
+    if (colon) {
+      char* name_end = colon;
+      while (name_end > line && (name_end[-1] == ' ' || name_end[-1] == '\t'))
+        name_end--;
+      for (int i = 0; fields[i]; i++)
+        if ((size_t)(name_end - line) == strlen(fields[i]) &&
+            strncmp(line, fields[i], strlen(fields[i])) == 0 && !key_append(key, line, "|", ""))
+          return false;
+    }
+    line = newline + 1;
+  }
+  return true;
+}
+
+bool key_probe_output(struct target_key* key, char* out, int status) {
+  for (char* c = out; *c; c++)
+    if (*c == '\n')
+      *c = ',';
+  char num[24];
+  const char* rc =
+    WIFEXITED(status) ? shimctl_decimal((unsigned)WEXITSTATUS(status), num) : "signal";
+  return key_append(key, ";gpus=", out, "") && (WIFEXITED(status) && WEXITSTATUS(status) == 0
+                                                  ? true
+                                                  : key_append(key, ";probe-status=", rc, ""));
+}

@@ -1,0 +1,224 @@
+// The shim's config reader (shim/config.c, the library shimctl-shim-formats the shim compiles):
+// what core::render_shim_config writes it reads back exactly, for every directive kind; and the
+// exact problem for each malformed line.
+#include <algorithm>
+#include <doctest/doctest.h>
+#include <memory>
+#include <set>
+#include <shim/formats.h>
+#include <shimctl/core/cache_backend.hpp>
+#include <shimctl/core/shim_config.hpp>
+#include <string>
+#include <vector>
+
+using namespace shimctl;
+
+namespace {
+
+// A parse of TEXT that keeps the text alive as long as the config that points into it.
+struct Parsed {
+  explicit Parsed(std::string text_)
+    : text(std::move(text_)) {
+    buffer = text;
+    buffer.push_back('\0'); // the parser may write at text[len]
+    problem =
+      shimctl_parse_config(config.get(), buffer.data(), text.size(), "D/.shimctl.conf", why, 512);
+  }
+  std::string text, buffer;
+  std::unique_ptr<shimctl_config> config = std::make_unique<shimctl_config>();
+  char why[512] = "";
+  const char* problem = nullptr;
+};
+
+// The parse's problem, "" when the config is accepted.
+std::string problem_of(const std::string& text) {
+  Parsed p(text);
+  return p.problem ? p.problem : "";
+}
+
+std::string config_with(const std::string& lines) {
+  return SHIMCTL_CONFIG_HEADER "\ncache /usr/bin/ccache\n" + lines;
+}
+
+std::string render(const shimctl_directive& d) {
+  std::string out(shimctl_render_directive(nullptr, 0, &d), '\0');
+  shimctl_render_directive(out.data(), out.size() + 1, &d);
+  return out;
+}
+
+std::vector<std::string> fields(const shimctl_directive& d) {
+  const char* f[2];
+  int n = shimctl_directive_fields(&d, f);
+  return std::vector<std::string>(f, f + n);
+}
+
+core::Manifest manifest_with_every_directive() {
+  core::Manifest m;
+  m.shimctl_version = "1.2.3";
+  m.prefix = "/opt/rocm";
+  m.cache.kind = "ccache";
+  m.cache.path = "/usr/bin/ccache";
+  core::WrappedCompiler hipcc;
+  hipcc.path = "bin/hipcc";
+  hipcc.real = "bin/hipcc.real";
+  hipcc.family = "hipcc";
+  hipcc.aliases = { { "bin/hipcc.pl", "hipcc" } };
+  m.compilers = { hipcc };
+  return m;
+}
+
+} // namespace
+
+TEST_SUITE_BEGIN("shim::config");
+
+TEST_CASE("what render_shim_config writes the shim reads back exactly, for every directive kind") {
+  auto m = manifest_with_every_directive();
+  core::ShimEnvironment env;
+  env.defaults = { "CCACHE_DIR=/var/cache/ccache", "CCACHE_DEPEND=1" };
+  env.appends = { "SCCACHE_EXTRAFILES=/opt/rocm/a.bc:/opt/rocm/b.bc" };
+  env.identity_helper = "/usr/bin/shimctl";
+  Parsed p(core::render_shim_config(m, "bin", env));
+  REQUIRE_MESSAGE(p.problem == nullptr, p.problem);
+  CHECK(std::string(p.config->state_dir) == "/opt/rocm/.shimctl");
+  CHECK(std::string(p.config->cache_path) == "/usr/bin/ccache");
+  CHECK(std::string(p.config->identity_helper) == "/usr/bin/shimctl");
+  CHECK(p.config->cache_is_ccache);
+
+  std::vector<std::vector<std::string>> list;
+  std::set<int> kinds;
+  for (std::size_t i = 0; i < p.config->count; i++) {
+    const auto& d = p.config->list[i];
+    kinds.insert(d.kind);
+    auto line = fields(d);
+    line.insert(line.begin(), shimctl_directive_name(d.kind));
+    list.push_back(line);
+  }
+  std::vector<std::vector<std::string>> expected = {
+    { "setenv", "CCACHE_DIR=/var/cache/ccache" },
+    { "setenv", "CCACHE_DEPEND=1" },
+    { "appendenv", "SCCACHE_EXTRAFILES=/opt/rocm/a.bc:/opt/rocm/b.bc" },
+    { "compiler", "hipcc", "hipcc.real" },
+    { "target-probe", "hipcc", "/opt/rocm/bin/rocm_agent_enumerator" },
+  };
+  for (const auto& variable : core::key_environment("hipcc"))
+    expected.push_back({ "keyenv", variable });
+  std::sort(expected.begin() + 5, expected.end());
+  expected.push_back({ "alias", "hipcc.pl", "hipcc" });
+  CHECK(list == expected);
+  // The scalar kinds are fields of the config, the others are in the list: all ten were written.
+  CHECK(kinds.size() + 4 == SHIMCTL_DIRECTIVE_KINDS);
+
+  const auto* compiler = shimctl_find_compiler(p.config.get(), "hipcc");
+  REQUIRE(compiler);
+  CHECK(std::string(compiler->real_name) == "hipcc.real");
+  const auto* alias = shimctl_find_alias(p.config.get(), "hipcc.pl");
+  REQUIRE(alias);
+  CHECK(std::string(alias->compiler) == "hipcc");
+  const auto* probe = shimctl_find_target_probe(p.config.get(), "hipcc");
+  REQUIRE(probe);
+  CHECK(std::string(probe->probe) == "/opt/rocm/bin/rocm_agent_enumerator");
+  CHECK(shimctl_find_compiler(p.config.get(), "hipcc.pl") == nullptr);
+}
+
+TEST_CASE("sccache's config: cache-kind sccache") {
+  auto m = manifest_with_every_directive();
+  m.cache.kind = "sccache";
+  m.cache.path = "/usr/bin/sccache";
+  Parsed p(core::render_shim_config(m, "bin", {}));
+  REQUIRE_MESSAGE(p.problem == nullptr, p.problem);
+  CHECK_FALSE(p.config->cache_is_ccache);
+  CHECK(p.config->identity_helper == nullptr);
+}
+
+TEST_CASE("every directive kind: rendered, then read back with the same fields") {
+  for (int k = 0; k < SHIMCTL_DIRECTIVE_KINDS; k++) {
+    auto kind = static_cast<shimctl_directive_kind>(k);
+    CAPTURE(shimctl_directive_name(kind));
+    const char* first = kind == SHIMCTL_CACHE_KIND                                 ? "sccache"
+                        : kind == SHIMCTL_SETENV || kind == SHIMCTL_APPENDENV      ? "A=b c"
+                        : kind == SHIMCTL_KEYENV                                   ? "HIP_PATH"
+                        : kind == SHIMCTL_COMPILER || kind == SHIMCTL_TARGET_PROBE ? "cc"
+                        : kind == SHIMCTL_ALIAS                                    ? "c"
+                                                                                   : "/a b/c";
+    const char* second = kind == SHIMCTL_TARGET_PROBE ? "/bin/probe"
+                         : kind == SHIMCTL_ALIAS      ? "cc"
+                                                      : "cc.real";
+    auto d = shimctl_directive_of(kind, first, second);
+    auto line = render(d);
+    CHECK(line.starts_with(std::string(shimctl_directive_name(kind)) + " "));
+    CHECK(line.ends_with("\n"));
+    // An alias needs its compiler; the cache line is required.
+    Parsed p(SHIMCTL_CONFIG_HEADER "\ncache /c\ncompiler cc cc.real\n" + line);
+    REQUIRE_MESSAGE(p.problem == nullptr, p.problem);
+    switch (kind) {
+      case SHIMCTL_STATE:
+        CHECK(std::string(p.config->state_dir) == first);
+        break;
+      case SHIMCTL_CACHE:
+        CHECK(std::string(p.config->cache_path) == first);
+        break;
+      case SHIMCTL_IDENTITY_HELPER:
+        CHECK(std::string(p.config->identity_helper) == first);
+        break;
+      case SHIMCTL_CACHE_KIND:
+        CHECK_FALSE(p.config->cache_is_ccache);
+        break;
+      default: {
+        REQUIRE(p.config->count == 2);
+        const auto& parsed = p.config->list[1];
+        CHECK(parsed.kind == kind);
+        CHECK(fields(parsed) == fields(d));
+      }
+    }
+  }
+}
+
+TEST_CASE("comments, blank lines and a missing final newline are fine; later scalars win") {
+  Parsed p("# generated\n\n" SHIMCTL_CONFIG_HEADER "\n# x\ncache /a\ncache /b\nstate /s");
+  REQUIRE_MESSAGE(p.problem == nullptr, p.problem);
+  CHECK(std::string(p.config->cache_path) == "/b");
+  CHECK(std::string(p.config->state_dir) == "/s");
+  CHECK(p.config->count == 0);
+}
+
+TEST_CASE("a config the shim cannot use: the exact problem, with its line") {
+  CHECK(problem_of("") == "D/.shimctl.conf:0: no 'shimctl-shim-config 1' line");
+  CHECK(problem_of("shimctl-shim-config 2\n") ==
+        "D/.shimctl.conf:1: expected 'shimctl-shim-config 1', found: shimctl-shim-config 2");
+  CHECK(problem_of(SHIMCTL_CONFIG_HEADER "\n") == "D/.shimctl.conf:1: no cache line");
+  CHECK(problem_of(std::string(SHIMCTL_CONFIG_HEADER "\0\n", 23)) ==
+        "D/.shimctl.conf:1: contains a NUL byte");
+  CHECK(problem_of(config_with("state\n")) == "D/.shimctl.conf:3: directive without value: state");
+  CHECK(problem_of(config_with("state \n")) ==
+        "D/.shimctl.conf:3: directive without value: state ");
+  CHECK(problem_of(config_with("cache relative\n")) ==
+        "D/.shimctl.conf:3: path must be absolute: relative");
+  CHECK(problem_of(config_with("identity-helper shimctl\n")) ==
+        "D/.shimctl.conf:3: path must be absolute: shimctl");
+  CHECK(problem_of(config_with("cache-kind distcc\n")) ==
+        "D/.shimctl.conf:3: unknown cache-kind: distcc");
+  CHECK(problem_of(config_with("setenv NAME\n")) == "D/.shimctl.conf:3: expected NAME=VALUE: NAME");
+  CHECK(problem_of(config_with("appendenv =x\n")) == "D/.shimctl.conf:3: expected NAME=VALUE: =x");
+  CHECK(problem_of(config_with("keyenv A=B\n")) ==
+        "D/.shimctl.conf:3: expected a variable name: A=B");
+  CHECK(problem_of(config_with("target-probe hipcc probe\n")) ==
+        "D/.shimctl.conf:3: expected a compiler name and an absolute path: hipcc probe");
+  CHECK(problem_of(config_with("compiler a/b c\n")) ==
+        "D/.shimctl.conf:3: expected two file names: a/b c");
+  CHECK(problem_of(config_with("compiler a b c\n")) ==
+        "D/.shimctl.conf:3: expected two file names: a b c");
+  CHECK(problem_of(config_with("alias x y\n")) ==
+        "D/.shimctl.conf:3: alias of an unknown compiler: y");
+  CHECK(problem_of(config_with("frobnicate x\n")) ==
+        "D/.shimctl.conf:3: unknown directive: frobnicate");
+}
+
+TEST_CASE("more list directives than the shim has room for: refused, not cut") {
+  std::string lines;
+  for (int i = 0; i <= SHIMCTL_MAX_DIRECTIVES; i++)
+    lines += "keyenv V" + std::to_string(i) + "\n";
+  CHECK(problem_of(config_with(lines)) ==
+        "D/.shimctl.conf:" + std::to_string(SHIMCTL_MAX_DIRECTIVES + 3) + ": too many directives");
+}
+
+TEST_SUITE_END();

@@ -1,0 +1,72 @@
+// The target in the shim's cache key (shim/target_key.c): what the arguments name, and the key
+// pieces made of /proc/cpuinfo and the GPU probe's output.
+#include <doctest/doctest.h>
+#include <shim/target_key.h>
+#include <string>
+#include <sys/wait.h>
+#include <vector>
+
+namespace {
+
+call_traits traits(std::vector<std::string> args,
+                   const char* amdgpu = nullptr,
+                   const char* append = nullptr) {
+  args.insert(args.begin(), "hipcc");
+  std::vector<char*> argv;
+  for (auto& a : args)
+    argv.push_back(a.data());
+  return traits_of(static_cast<int>(argv.size()), argv.data(), amdgpu, append);
+}
+
+} // namespace
+
+TEST_SUITE_BEGIN("shim::target_key");
+
+TEST_CASE("traits_of: the GPU target the call names, -march=native, a cached output") {
+  CHECK(traits({ "-c", "a.cpp" }).target == TARGET_DEFAULT);
+  CHECK(traits({ "-c", "a.cpp" }).cached_output);
+  CHECK_FALSE(traits({ "-E", "-c", "a.cpp" }).cached_output);
+  CHECK_FALSE(traits({ "a.cpp" }).cached_output);
+  CHECK(traits({ "--offload-arch=gfx90a", "-c" }).target == TARGET_EXPLICIT);
+  CHECK(traits({ "--offload-arch", "gfx90a" }).target == TARGET_EXPLICIT);
+  CHECK(traits({ "-arch=sm_90" }).target == TARGET_EXPLICIT);
+  CHECK(traits({ "--offload-arch=gfx90a", "--offload-arch=native" }).target == TARGET_NATIVE);
+  CHECK(traits({ "--offload-arch" }).target == TARGET_EXPLICIT); // a last flag without a value
+  CHECK(traits({ "--offload-architecture=x" }).target == TARGET_DEFAULT);
+  CHECK(traits({}, "gfx1100").target == TARGET_EXPLICIT);
+  CHECK(traits({}, "").target == TARGET_DEFAULT);
+  CHECK(traits({}, nullptr, "--offload-arch=native").target == TARGET_NATIVE);
+  CHECK(traits({}, nullptr, "-O2").target == TARGET_DEFAULT);
+  CHECK(traits({ "-Xcompiler", "-O2,-march=native" }).host_cpu);
+  CHECK_FALSE(traits({ "-march=x86-64" }).host_cpu);
+}
+
+TEST_CASE("key_host_cpu: the first CPU's identifying fields, in their order") {
+  char buf[256];
+  target_key key{ buf, sizeof buf, 0 };
+  std::string info = "processor\t: 0\nvendor_id\t: AuthenticAMD\ncpu family\t: 25\n"
+                     "model\t\t: 1\nbogomips\t: 1\nflags\t\t: fpu sse\n\nprocessor\t: 1\n"
+                     "vendor_id\t: Other\n";
+  REQUIRE(key_host_cpu(&key, info.data(), info.size()));
+  CHECK(std::string(buf) ==
+        ";cpu=vendor_id\t: AuthenticAMD|cpu family\t: 25|model\t\t: 1|flags\t\t: fpu sse|");
+  target_key empty{ buf, sizeof buf, 0 };
+  CHECK_FALSE(key_host_cpu(&empty, info.data(), 0));
+}
+
+TEST_CASE("key_probe_output: the GPUs as a comma list, a failed probe's status too") {
+  char buf[64];
+  target_key key{ buf, sizeof buf, 0 };
+  std::string out = "gfx90a\ngfx90a\n";
+  REQUIRE(key_probe_output(&key, out.data(), 0));
+  CHECK(std::string(buf) == ";gpus=gfx90a,gfx90a,");
+  target_key failed{ buf, sizeof buf, 0 };
+  std::string none;
+  REQUIRE(key_probe_output(&failed, none.data(), 3 << 8)); // exit status 3
+  CHECK(std::string(buf) == ";gpus=;probe-status=3");
+  target_key small{ buf, 8, 0 };
+  CHECK_FALSE(key_probe_output(&small, out.data(), 0));
+  CHECK(small.len == 0);
+}
+
+TEST_SUITE_END();
