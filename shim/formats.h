@@ -1,7 +1,7 @@
 /* The formats the shim shares with the C++ side, defined once: the shim config (written by
- * installer/shimctl/core/shim_config.cpp), the identity snapshot (core/identity_snapshot.cpp) and
- * the path of a user's own snapshot (core/user_snapshot.cpp). The names, header lines and field
- * order live here, in the inline renderers; the readers are in shim/config.c and
+ * installer/shimctl/cache/shim_config.cpp), the identity snapshot (identity/identity_snapshot.cpp)
+ * and the path of a user's own snapshot (identity/user_snapshot.cpp). The names, header lines and
+ * field order live here, in the inline renderers; the readers are in shim/config.c and
  * shim/identity_snapshot.c (library shimctl-shim-formats, which the shim, the unit tests and the
  * fuzzer compile alike). C11 and C++23; libc only, no allocation. */
 #ifndef SHIMCTL_FORMATS_H

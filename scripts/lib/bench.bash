@@ -35,7 +35,7 @@ bench_conf_env() { # CONF [all|plain|bare]
   done
 }
 
-# The snapshot (installer/shimctl/core/identity_snapshot.hpp): "shimctl-identity 1",
+# The snapshot (installer/shimctl/identity/identity_snapshot.hpp): "shimctl-identity 1",
 # "fingerprint <64 hex>", then "dir D" lines, each followed by "INODE SIZE MTIME CTIME NAME" lines.
 bench_identity_env() { # PREFIX
   awk 'NR == 1 && $0 != "shimctl-identity 1" { exit 1 }

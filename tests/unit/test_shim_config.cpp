@@ -6,8 +6,8 @@
 #include <memory>
 #include <set>
 #include <shim/formats.h>
-#include <shimctl/core/cache_backend.hpp>
-#include <shimctl/core/shim_config.hpp>
+#include <shimctl/cache/cache_backend.hpp>
+#include <shimctl/cache/shim_config.hpp>
 #include <string>
 #include <vector>
 

@@ -3,8 +3,8 @@
 // core::user_cache_home and core::user_snapshot_name.
 #include <doctest/doctest.h>
 #include <shim/formats.h>
-#include <shimctl/core/identity_snapshot.hpp>
-#include <shimctl/core/user_snapshot.hpp>
+#include <shimctl/identity/identity_snapshot.hpp>
+#include <shimctl/identity/user_snapshot.hpp>
 #include <string>
 #include <vector>
 

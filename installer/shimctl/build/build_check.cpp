@@ -2,6 +2,7 @@
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <shim/formats.h> // the shim config: shared with the shim
 #include <shimctl/build/build_check.hpp>
 #include <shimctl/util/dir.hpp>
 #include <shimctl/util/sha256.hpp>
@@ -179,14 +180,16 @@ bool is_shim_path(const Context& context, const std::string& path) {
   if (!real)
     return false;
   auto [dir_path, name] = util::split_relative(*real);
-  auto conf = lines_of(read_text(fs::path(dir_path) / ".shimctl.conf"));
+  auto conf = lines_of(read_text(fs::path(dir_path) / SHIMCTL_CONFIG_NAME));
+  const std::string compiler_line = std::string(shimctl_directive_name(SHIMCTL_COMPILER)) + " ";
+  const std::string state_line = std::string(shimctl_directive_name(SHIMCTL_STATE)) + " ";
   bool listed = false;
   std::string state;
   for (const auto& line : conf) {
-    if (line.starts_with("compiler " + name + " "))
+    if (line.starts_with(compiler_line + name + " "))
       listed = true;
-    if (line.starts_with("state "))
-      state = line.substr(6);
+    if (line.starts_with(state_line))
+      state = line.substr(state_line.size());
   }
   if (!listed)
     return false;

@@ -120,7 +120,7 @@ std::map<std::string, std::optional<std::string>> tool_environment(const ShimEnv
       out[name] = entry.substr(eq + 1);
   }
   // ccache >= 4.13 would read a ccache.conf in this directory or a parent: shimctl's own
-  // ccache calls read none, as the shim's do (shim/shimctl-shim.c, pin_directory_config).
+  // ccache calls read none, as the shim's do (shim/main.c, pin_directory_config).
   std::error_code ec;
   auto cwd = std::filesystem::current_path(ec).string();
   if (!ec && cwd.starts_with("/") && cwd.find(':') == std::string::npos) {

@@ -1,7 +1,6 @@
-#include "../../../shim/formats.h" // the format, shared with the shim
-
 #include <algorithm>
 #include <set>
+#include <shim/formats.h> // the format, shared with the shim
 #include <shimctl/cache/shim_config.hpp>
 #include <shimctl/core/transaction.hpp>
 

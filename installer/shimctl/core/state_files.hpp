@@ -2,6 +2,7 @@
 // journal.json,lock,events.log} and the shim config beside each shim.
 #pragma once
 
+#include <shim/formats.h>
 #include <string_view>
 
 namespace shimctl::core {
@@ -11,6 +12,6 @@ inline constexpr std::string_view manifest_file = "manifest.json";
 inline constexpr std::string_view journal_file = "journal.json";
 inline constexpr std::string_view lock_file = "lock";
 inline constexpr std::string_view events_file = "events.log";
-inline constexpr std::string_view shim_config_file = ".shimctl.conf";
+inline constexpr std::string_view shim_config_file = SHIMCTL_CONFIG_NAME;
 
 } // namespace shimctl::core

@@ -2,6 +2,7 @@
 #include <glob.h>
 #include <map>
 #include <set>
+#include <shim/formats.h>
 #include <shimctl/identity/fingerprint.hpp>
 #include <shimctl/identity/shared_libs.hpp>
 #include <shimctl/util/sha256.hpp>
@@ -28,7 +29,7 @@ std::vector<std::string> identity_files(const std::string& prefix,
         std::string match = g.gl_pathv[i];
         auto relative = match.substr(prefix.size() + 1);
         // Our own files are not part of the toolchain.
-        if (relative.ends_with(real_suffix) || relative.ends_with(".shimctl.conf"))
+        if (relative.ends_with(real_suffix) || relative.ends_with(SHIMCTL_CONFIG_NAME))
           continue;
         auto resolved = resolve_within(prefix, relative);
         struct stat st {};

@@ -1,9 +1,8 @@
-#include "../../../shim/formats.h" // the format, shared with the shim
-
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <shim/formats.h> // the format, shared with the shim
 #include <shimctl/core/transaction.hpp>
 #include <shimctl/identity/fingerprint.hpp>
 #include <shimctl/identity/identity_snapshot.hpp>

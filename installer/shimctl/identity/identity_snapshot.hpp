@@ -13,11 +13,10 @@
 // shim/identity_snapshot.c and by parse_identity_snapshot below).
 #pragma once
 
-#include "../../../shim/formats.h"
-
 #include <chrono>
 #include <cstdint>
 #include <optional>
+#include <shim/formats.h>
 #include <shimctl/core/context.hpp>
 #include <shimctl/core/manifest.hpp>
 #include <shimctl/util/dir.hpp>

@@ -1,7 +1,6 @@
-#include "../../../shim/formats.h" // the path rule, shared with the shim
-
 #include <cerrno>
 #include <cstdlib>
+#include <shim/formats.h> // the path rule, shared with the shim
 #include <shimctl/identity/user_snapshot.hpp>
 #include <shimctl/util/dir.hpp>
 #include <sys/stat.h>
