@@ -9,6 +9,8 @@ set -u
 : "${BUILD_DIR:=$SRC_DIR/build}"
 SHIMCTL=${SHIMCTL:-$BUILD_DIR/installer/shimctl}
 SHIM_BIN=${SHIM_BIN:-$BUILD_DIR/shim/shimctl-shim}
+# shimctl with the fault-injection hooks (SHIMCTL_TEST_*), built beside it with -DSHIMCTL_TEST_HOOKS=ON.
+SHIMCTL_HOOKS=${SHIMCTL_HOOKS:-$BUILD_DIR/installer/shimctl-test-hooks}
 SCRIPTS=$SRC_DIR/scripts
 TESTS_PASSED=0
 TESTS_FAILED=0
@@ -120,8 +122,8 @@ PY
 
 # The fault-injecting tests need a test build of shimctl (core/test_hooks.*): fail, naming the fix.
 need_test_hooks() {
-  "$SHIMCTL" --version | grep -q '^test hooks: on' ||
-    fail "$SHIMCTL has no test hooks: configure it with -DSHIMCTL_TEST_HOOKS=ON (scripts/setup does)"
+  [ -x "$SHIMCTL_HOOKS" ] && "$SHIMCTL_HOOKS" --version | grep -q '^test hooks: on' ||
+    fail "$SHIMCTL_HOOKS is missing or has no test hooks: configure with -DSHIMCTL_TEST_HOOKS=ON (scripts/setup does)"
 }
 
 expect_same_tree() { # listing-file dir

@@ -37,7 +37,7 @@ std::string version_text(const core::Context& context) {
                 : std::string("cache: ccache not found (apt-get install ccache, or pass "
                               "--cache-tool PATH / --cache sccache to install)");
   if (core::test_hooks::enabled()) // a test build (-DSHIMCTL_TEST_HOOKS=ON), never a release
-    text += "\ntest hooks: on (SHIMCTL_TEST_*: not for production use)";
+    text += "\ntest hooks: on (faults injected from the environment: not for production use)";
   return text;
 }
 

@@ -1,6 +1,7 @@
-// Fault injection for the integration tests, compiled in only when CMake's
-// SHIMCTL_TEST_HOOKS is on (scripts/setup's test build): a release binary has
-// no kill switch in its environment. The black-box crash tests (a real SIGKILL
+// Fault injection for the integration tests, live only in the executable
+// shimctl-test-hooks (CMake option SHIMCTL_TEST_HOOKS, on in scripts/setup's
+// build), which compiles test_hooks.cpp with SHIMCTL_TEST_HOOKS defined:
+// shimctl itself, installed and packaged, has no kill switch in its environment. The black-box crash tests (a real SIGKILL
 // from outside) need none of this.
 #pragma once
 

@@ -87,7 +87,7 @@ killed() {
   local k=$1; shift
   local rc=0
   need_test_hooks
-  SHIMCTL_TEST_KILL_AFTER_STEP=$k "$SHIMCTL" "$@" > "$TEST_DIR/killed.out" 2>&1 || rc=$?
+  SHIMCTL_TEST_KILL_AFTER_STEP=$k "$SHIMCTL_HOOKS" "$@" > "$TEST_DIR/killed.out" 2>&1 || rc=$?
   echo "$rc"
 }
 

@@ -163,7 +163,7 @@ test_divert_crash_recovery() {
   tree_listing "$DV_ROOT" > before
   local out rc=0 k
   # Steps: link_real hipcc, link_real clang, divert hipcc (3), divert clang (4), ...
-  out=$(SHIMCTL_TEST_KILL_AFTER_STEP=3 "$SHIMCTL" install --divert --no-verify "$DV_ROOT" \
+  out=$(SHIMCTL_TEST_KILL_AFTER_STEP=3 "$SHIMCTL_HOOKS" install --divert --no-verify "$DV_ROOT" \
     --cache-dir "$TEST_DIR/ccache" 2>&1) || rc=$?
   expect_eq 137 "$rc" "exit code of the killed install (output: $out)"
   expect_eq "$DV_ROOT/bin/hipcc" "$(dv_diversions)" "diversions after the kill"
@@ -174,14 +174,14 @@ test_divert_crash_recovery() {
   expect_same_tree before "$DV_ROOT"
   for k in 5 9; do
     rc=0
-    out=$(SHIMCTL_TEST_KILL_AFTER_STEP=$k "$SHIMCTL" install --divert --no-verify "$DV_ROOT" \
+    out=$(SHIMCTL_TEST_KILL_AFTER_STEP=$k "$SHIMCTL_HOOKS" install --divert --no-verify "$DV_ROOT" \
       --cache-dir "$TEST_DIR/ccache" 2>&1) || rc=$?
     expect_eq 137 "$rc" "exit code of the install killed after step $k (output: $out)"
     out=$("$SHIMCTL" install --divert --no-verify "$DV_ROOT" --cache-dir "$TEST_DIR/ccache" 2>&1) ||
       fail "install after the kill at step $k failed: $out"
     expect_eq 2 "$(dv_diversions | wc -l)" "diversions after the install that followed step $k"
     rc=0
-    out=$(SHIMCTL_TEST_KILL_AFTER_STEP=1 "$SHIMCTL" rollback "$DV_ROOT" 2>&1) || rc=$?
+    out=$(SHIMCTL_TEST_KILL_AFTER_STEP=1 "$SHIMCTL_HOOKS" rollback "$DV_ROOT" 2>&1) || rc=$?
     expect_eq 137 "$rc" "exit code of the rollback killed after its first step (output: $out)"
     out=$("$SHIMCTL" rollback "$DV_ROOT" 2>&1) || fail "rollback after the kill failed: $out"
     expect_eq "" "$(dv_diversions)" "diversions after the finished rollback"

@@ -139,7 +139,7 @@ test_upgrade_between_plan_and_transaction() {
   local f=$P/llvm/bin/clang out rc
   rc=0
   out=$(SHIMCTL_TEST_AFTER_PLAN="cp -p '$f' '$f.dpkg-new' && printf '\n# upgraded llvm/bin/clang\n' >> '$f.dpkg-new' && mv '$f.dpkg-new' '$f'" \
-    "$SHIMCTL" install --no-verify "$P" 2>&1) || rc=$?
+    "$SHIMCTL_HOOKS" install --no-verify "$P" 2>&1) || rc=$?
   expect_eq 1 "$rc" "install exit code"
   expect_contains "$out" "shimctl: error: $P/llvm/bin/clang changed since the install was planned" "install"
   expect_contains "$out" "Nothing was changed; run the install again" "install"
