@@ -1,8 +1,8 @@
 // Fault injection for the integration tests, live only in the executable
 // shimctl-test-hooks (CMake option SHIMCTL_TEST_HOOKS, on in scripts/setup's
 // build), which compiles test_hooks.cpp with SHIMCTL_TEST_HOOKS defined:
-// shimctl itself, installed and packaged, has no kill switch in its environment. The black-box crash tests (a real SIGKILL
-// from outside) need none of this.
+// shimctl itself, installed and packaged, has no kill switch in its environment. The black-box
+// crash tests (a real SIGKILL from outside) need none of this.
 #pragma once
 
 #include <cstddef>
