@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 #include <shimctl/cache/cache_backend.hpp>
 #include <shimctl/cache/sccache_server.hpp>
+#include <shimctl/util/text.hpp>
 #include <sstream>
 
 namespace shimctl::core {
@@ -11,10 +12,6 @@ using util::ExitCode;
 using util::fail;
 
 namespace {
-
-std::string first_line(const std::string& text) {
-  return text.substr(0, text.find('\n'));
-}
 
 std::string join(const std::vector<std::string>& items, char separator) {
   std::string out;
@@ -44,12 +41,12 @@ util::Result<CacheSettings> find_cache_tool(const std::string& kind,
     return fail(ExitCode::usage,
                 "{} does not run ({}); reinstall it",
                 absolute,
-                version ? first_line(version->err) : version.error().message);
+                version ? util::first_line(version->err) : version.error().message);
   CacheSettings settings;
   settings.kind = kind;
   settings.path = absolute;
   // "ccache version 4.7.5" / "sccache 0.4.0-pre.6"
-  auto line = first_line(version->out);
+  auto line = util::first_line(version->out);
   settings.version = line.substr(line.rfind(' ') + 1);
   return settings;
 }
@@ -149,7 +146,7 @@ util::Result<CacheStats> read_stats(const CacheSettings& settings,
   if (settings.kind == "ccache") {
     TRY_ASSIGN(auto r, util::run({ settings.path, "--print-stats" }, options));
     if (!r.ok())
-      return fail("{} --print-stats failed: {}", settings.path, first_line(r.err));
+      return fail("{} --print-stats failed: {}", settings.path, util::first_line(r.err));
     std::istringstream in(r.out);
     std::string name;
     std::uint64_t value = 0;
@@ -160,7 +157,7 @@ util::Result<CacheStats> read_stats(const CacheSettings& settings,
   TRY_ASSIGN(auto r,
              util::run({ settings.path, "--show-stats", "--stats-format", "json" }, options));
   if (!r.ok())
-    return fail("{} --show-stats failed: {}", settings.path, first_line(r.err));
+    return fail("{} --show-stats failed: {}", settings.path, util::first_line(r.err));
   auto j = nlohmann::json::parse(r.out, nullptr, false);
   if (j.is_discarded() || !j.contains("stats"))
     return fail("{} --show-stats printed no statistics", settings.path);
@@ -194,7 +191,7 @@ std::string cache_location(const CacheSettings& settings, const util::RunOptions
   if (settings.kind == "ccache") {
     auto r = util::run({ settings.path, "--get-config", "cache_dir" }, options);
     if (r && r->ok())
-      return first_line(r->out);
+      return util::first_line(r->out);
     return "?";
   }
   auto it = options.env.find("SCCACHE_DIR");

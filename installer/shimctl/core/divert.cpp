@@ -2,6 +2,7 @@
 #include <set>
 #include <shimctl/core/divert.hpp>
 #include <shimctl/util/process.hpp>
+#include <shimctl/util/text.hpp>
 
 namespace shimctl::core {
 
@@ -10,19 +11,12 @@ using util::fail;
 
 namespace {
 
-std::string first_line(const std::string& text) {
-  auto line = text.substr(0, text.find('\n'));
-  while (!line.empty() && (line.back() == '\r' || line.back() == ' '))
-    line.pop_back();
-  return line;
-}
-
 // Who diverts ABS_PATH ("" for nobody, "LOCAL" for a local diversion).
 util::Result<std::string> diversion_holder(const std::string& abs_path) {
   TRY_ASSIGN(auto listed, util::run({ "dpkg-divert", "--listpackage", abs_path }));
   if (!listed.ok())
-    return fail("dpkg-divert --listpackage {} failed: {}", abs_path, first_line(listed.err));
-  return first_line(listed.out);
+    return fail("dpkg-divert --listpackage {} failed: {}", abs_path, util::first_line(listed.err));
+  return util::first_line(listed.out);
 }
 
 } // namespace
@@ -100,7 +94,7 @@ static util::Status run_dpkg_divert(std::string_view action,
                          std::string(action),
                          abs_path }));
   if (!r.ok())
-    return fail("dpkg-divert {} {} failed: {}", action, abs_path, first_line(r.err));
+    return fail("dpkg-divert {} {} failed: {}", action, abs_path, util::first_line(r.err));
   return {};
 }
 
@@ -109,7 +103,7 @@ util::Status add_diversion(const std::string& abs_path) {
   auto real = abs_path + ".real";
   if (holder == divert_owner) {
     TRY_ASSIGN(auto truename, util::run({ "dpkg-divert", "--truename", abs_path }));
-    if (truename.ok() && first_line(truename.out) == real)
+    if (truename.ok() && util::first_line(truename.out) == real)
       return {};
   }
   if (!holder.empty())

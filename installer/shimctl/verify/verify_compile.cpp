@@ -6,6 +6,7 @@
 #include <shimctl/core/scratch.hpp>
 #include <shimctl/core/transaction.hpp>
 #include <shimctl/util/process.hpp>
+#include <shimctl/util/text.hpp>
 #include <shimctl/verify/verify_compile.hpp>
 #include <sstream>
 
@@ -89,11 +90,6 @@ std::string read_text(const std::string& path) {
   return s.str();
 }
 
-std::string first_line(const std::string& text) {
-  auto line = text.substr(0, text.find('\n'));
-  return line.size() > 200 ? line.substr(0, 200) + "..." : line;
-}
-
 struct Compile {
   util::RunResult result;
   std::string object;
@@ -130,7 +126,7 @@ void check_link_and_run(const std::string& prefix,
   auto link = util::run({ prefix + "/" + invoked, probe.file, "-o", "prog" }, options);
   if (!link || !link->ok()) {
     out.push_back(
-      { invoked, "link", Outcome::fail, link ? first_line(link->err) : link.error().message });
+      { invoked, "link", Outcome::fail, link ? util::first_line(link->err, 200) : link.error().message });
     return;
   }
   auto run = util::run({ scratch->file("prog") });
@@ -138,7 +134,7 @@ void check_link_and_run(const std::string& prefix,
   out.push_back({ invoked,
                   "link+run",
                   ran ? Outcome::pass : Outcome::fail,
-                  ran ? first_line(run->out) : "the linked program did not run" });
+                  ran ? util::first_line(run->out, 200) : "the linked program did not run" });
 }
 
 // sccache's reasons for not caching, from the statistics delta: ": -x".
@@ -229,7 +225,7 @@ void verify_compiles(const Context& context,
     out.push_back({ c.path,
                     "compile",
                     Outcome::fail,
-                    cold ? "a test compile through the shim failed: " + first_line(cold->result.err)
+                    cold ? "a test compile through the shim failed: " + util::first_line(cold->result.err, 200)
                          : cold.error().message });
     return;
   }
@@ -243,7 +239,7 @@ void verify_compiles(const Context& context,
     out.push_back({ c.path,
                     "compile",
                     Outcome::fail,
-                    warm ? "the repeat compile failed: " + first_line(warm->result.err)
+                    warm ? "the repeat compile failed: " + util::first_line(warm->result.err, 200)
                          : warm.error().message });
     return;
   }
