@@ -114,7 +114,7 @@ static char* with_target_key(const char* entry) {
 
 /* Fills target_key for COMPILER called with ARGV. False: the object depends on what cannot be
  * keyed (a native target and no probe, a failed probe, a key too long): compile uncached. */
-static bool build_target_key(const struct shimctl_compiler* compiler, int argc, char** argv) {
+static bool build_target_key(const struct shimctl_compiler* compiler, struct call_traits call) {
   for (size_t i = 0; i < shim.config.count; i++) {
     const struct shimctl_directive* d = &shim.config.list[i];
     const char* value = d->kind == SHIMCTL_KEYENV ? getenv(d->u.variable) : NULL;
@@ -124,8 +124,6 @@ static bool build_target_key(const struct shimctl_compiler* compiler, int argc, 
   }
   const struct shimctl_target_probe* probe =
     shimctl_find_target_probe(&shim.config, compiler->name);
-  struct call_traits call =
-    traits_of(argc, argv, getenv("HCC_AMDGPU_TARGET"), getenv("HIPCC_COMPILE_FLAGS_APPEND"));
   if (call.host_cpu) {
     static char info[65536];
     size_t len;
@@ -135,7 +133,7 @@ static bool build_target_key(const struct shimctl_compiler* compiler, int argc, 
   }
   if (call.target == TARGET_NATIVE && !probe)
     return false;
-  if (probe && call.target != TARGET_EXPLICIT && call.cached_output) {
+  if (probe && call.target != TARGET_EXPLICIT) {
     char out[4096];
     char* args[] = { (char*)probe->probe, NULL };
     size_t len;
@@ -145,6 +143,13 @@ static bool build_target_key(const struct shimctl_compiler* compiler, int argc, 
     return key_probe_output(&target_key, out, status);
   }
   return true;
+}
+
+/* ENTRY's CCACHE_NO<X> (or CCACHE_<X>) form is in the environment: the user set the default. */
+static bool overridden_by_negation(const char* entry) {
+  char other[256];
+  size_t len = shimctl_negated_env_name(other, sizeof other, entry);
+  return len && find_env(other, len) >= 0;
 }
 
 /* environ + setenv defaults + appendenv + SHIMCTL_ACTIVE=1, into cache_env. */
@@ -159,6 +164,8 @@ static bool build_cache_environment(void) {
     char* entry = (char*)d->u.env; /* execve does not write it */
     size_t name_len = (size_t)(strchr(entry, '=') - entry) + 1;
     long at = find_env(entry, name_len);
+    if (at < 0 && d->kind == SHIMCTL_SETENV && overridden_by_negation(entry))
+      continue;
     if (at < 0) {
       if (!push_env(entry))
         return false;
@@ -307,6 +314,13 @@ int main(int argc, char** argv) {
     run_without_config(argv, invoked, "path too long");
   if (wants_direct_exec(argc, argv))
     exec_original(real, compiler->name, argv);
+  struct call_traits call =
+    traits_of(argc, argv, getenv("HCC_AMDGPU_TARGET"), getenv("HIPCC_COMPILE_FLAGS_APPEND"));
+  if (!call.cached_output) { /* a link, -E, --version: the cache tool would only run it */
+    if (shim.config.cache_is_ccache)
+      record_uncached_call(call_kind_counter(call.kind));
+    exec_original(real, compiler->name, argv);
+  }
 
   /* The user's own CCACHE_COMPILERCHECK wins, as every default does. */
   const bool ccache = shim.config.cache_is_ccache;
@@ -320,7 +334,7 @@ int main(int argc, char** argv) {
     exec_original(real, compiler->name, argv);
   }
   /* The target key rides on shimctl's own key: ccache keyed by identity, or sccache's buster. */
-  if ((keyed_by_identity || !ccache) && !build_target_key(compiler, argc, argv)) {
+  if ((keyed_by_identity || !ccache) && !build_target_key(compiler, call)) {
     log_event("target-unkeyed", compiler->name);
     if (shim.trace)
       say("the GPU target cannot be keyed (a native target, or the probe failed): uncached", NULL);

@@ -39,6 +39,9 @@ _Noreturn void exec_original(const char* real, const char* name, char** argv);
 _Noreturn void run_without_config(char** argv, const char* invoked, const char* why);
 bool run_and_read(char* const args[], char* out, size_t cap, size_t* len, int* status);
 void log_event(const char* event, const char* reason);
+/* Under `shimctl measure` (CCACHE_STATSLOG set): appends a record of a call the shim ran without
+ * the cache, in ccache's stats-log format ("# <what>" then the counter COUNTER). */
+void record_uncached_call(const char* counter);
 void log_event_once(const char* event, const char* reason);
 bool find_directory_config(const char* dir, char found[PATH_MAX]);
 const char* unwritable_ccache_dir(const char* dir);

@@ -303,6 +303,21 @@ void log_event(const char* event, const char* reason) {
   close(fd);
 }
 
+void record_uncached_call(const char* counter) {
+  const char* log = getenv("CCACHE_STATSLOG");
+  char line[256];
+  if (!log || log[0] == '\0')
+    return;
+  size_t len =
+    concat(line, sizeof line, "# shimctl-shim: ran without the cache\n", counter, "\n", NULL);
+  int fd = open(log, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0666);
+  if (fd < 0)
+    return;
+  if (len < sizeof line) /* one write(2): records of parallel compiles stay whole */
+    write_best_effort(fd, line, len);
+  close(fd);
+}
+
 /* log_event, unless the end of events.log already holds the same event and reason: a file
  * that every compile in a directory finds is reported once, not once per compile. */
 void log_event_once(const char* event, const char* reason) {

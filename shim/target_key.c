@@ -50,20 +50,117 @@ static enum target named_target(enum target so_far, bool native) {
   return native || so_far == TARGET_NATIVE ? TARGET_NATIVE : TARGET_EXPLICIT;
 }
 
+/* ARG asks for an output the cache may store (clang/gcc, hipcc, nvcc spellings). */
+static bool compile_only(const char* arg) {
+  static const char* const flags[] = { "-c",         "-S",        "-dc",      "-dw",   "--device-c",
+                                       "--device-w", "--compile", "-ptx",     "--ptx", "-cubin",
+                                       "--cubin",    "-fatbin",   "--fatbin", "-cuda", "--cuda",
+                                       "--genco",    NULL };
+  if (arg[0] != '-')
+    return false;
+  for (int i = 0; flags[i]; i++)
+    if (strcmp(arg, flags[i]) == 0)
+      return true;
+  return false;
+}
+
+/* ARG is an option whose value is the next argument (so that value is no input file). */
+static bool takes_value(const char* arg) {
+  static const char* const flags[] = { "-o",
+                                       "-I",
+                                       "-isystem",
+                                       "-include",
+                                       "-imacros",
+                                       "-iquote",
+                                       "-idirafter",
+                                       "-MF",
+                                       "-MT",
+                                       "-MQ",
+                                       "-x",
+                                       "-Xclang",
+                                       "-Xlinker",
+                                       "-Xcompiler",
+                                       "-Xptxas",
+                                       "-Xnvlink",
+                                       "-ccbin",
+                                       "-L",
+                                       "-D",
+                                       "-U",
+                                       "-target",
+                                       "--sysroot",
+                                       "-isysroot",
+                                       "-gencode",
+                                       "-Xarch_host",
+                                       "-Xarch_device",
+                                       "--offload-arch",
+                                       "-arch",
+                                       "--cuda-gpu-arch",
+                                       NULL };
+  for (int i = 0; flags[i]; i++)
+    if (strcmp(arg, flags[i]) == 0)
+      return true;
+  return false;
+}
+
+/* PATH names a source file by its suffix (what a driver compiles rather than links). */
+static bool is_source(const char* path) {
+  static const char* const suffixes[] = { ".c",   ".cc", ".cp", ".cpp", ".cxx", ".c++", ".C", ".cu",
+                                          ".hip", ".m",  ".mm", ".i",   ".ii",  ".cl",  NULL };
+  const char* dot = strrchr(path, '.');
+  if (!dot || strchr(dot, '/'))
+    return false;
+  for (int i = 0; suffixes[i]; i++)
+    if (strcmp(dot, suffixes[i]) == 0)
+      return true;
+  return false;
+}
+
+const char* call_kind_counter(enum call_kind kind) {
+  switch (kind) {
+    case CALL_COMPILE:
+      return "cache_miss"; /* not recorded by the shim: the cache tool counts it */
+    case CALL_PREPROCESS:
+      return "called_for_preprocessing";
+    case CALL_ONE_STEP:
+      return "one_step_compile_and_link";
+    case CALL_LINK:
+      return "called_for_link";
+    case CALL_NO_INPUT:
+      break;
+  }
+  return "no_input_file";
+}
+
 struct call_traits traits_of(int argc, char** argv, const char* amdgpu, const char* append) {
-  struct call_traits c = { TARGET_DEFAULT, false, false };
-  bool preprocesses = false;
+  struct call_traits c = { TARGET_DEFAULT, false, false, CALL_NO_INPUT };
+  bool preprocesses = false, compiles = false, sources = false, inputs = false;
+  bool is_value = false; /* argv[i] is the value of the option before it */
   for (int i = 1; i < argc; i++) {
     const char* value = target_value(argv[i], i + 1 < argc ? argv[i + 1] : NULL);
     if (value)
       c.target = named_target(c.target, starts_with(value, "native"));
     c.host_cpu = c.host_cpu || names_host_cpu(argv[i]);
-    if (strcmp(argv[i], "-E") == 0)
+    if (is_value) {
+      is_value = false;
+    } else if (strcmp(argv[i], "-E") == 0) {
       preprocesses = true;
-    else if (strcmp(argv[i], "-c") == 0 || strcmp(argv[i], "-S") == 0)
-      c.cached_output = true;
+    } else if (argv[i][0] == '@') {
+      compiles = true; /* a response file may say -c: the cache tool reads it and decides */
+    } else if (compile_only(argv[i])) {
+      compiles = true;
+    } else if (argv[i][0] != '-' && argv[i][0] != '\0') {
+      inputs = true;
+      sources = sources || is_source(argv[i]);
+    } else {
+      is_value = takes_value(argv[i]);
+    }
   }
-  c.cached_output = c.cached_output && !preprocesses;
+  c.kind = preprocesses ? CALL_PREPROCESS
+           : compiles   ? CALL_COMPILE
+           : sources    ? CALL_ONE_STEP
+           : inputs     ? CALL_LINK
+                        : CALL_NO_INPUT;
+  c.cached_output = c.kind == CALL_COMPILE;
   if (amdgpu && *amdgpu)
     c.target = named_target(c.target, starts_with(amdgpu, "native"));
   if (append && (strstr(append, "--offload-arch") || strstr(append, "--amdgpu-target")))

@@ -25,13 +25,27 @@ enum target { TARGET_DEFAULT, TARGET_EXPLICIT, TARGET_NATIVE };
 /* What a call's arguments (and HIPCC_COMPILE_FLAGS_APPEND, HCC_AMDGPU_TARGET) say that the key
  * must follow, from one pass over ARGV. A response file could name a target: counted as naming
  * none (the probe then keys by this machine's GPUs). */
+/* What the call produces. Only CALL_COMPILE can be a cache hit: ccache and sccache run every
+ * other call unchanged, so the shim runs those directly (one exec less) and, under `shimctl
+ * measure`, records them in the stats log by kind. */
+enum call_kind {
+  CALL_COMPILE,    /* -c, -S, nvcc's -dc/-ptx/...: an object the cache may store */
+  CALL_PREPROCESS, /* -E (aiter probes each flag with hipcc -E -P /dev/null) */
+  CALL_ONE_STEP,   /* sources and no -c: compiled and linked in one step (Inductor's calls) */
+  CALL_LINK,       /* objects or libraries only */
+  CALL_NO_INPUT    /* neither: --version, -print-*, ... */
+};
+
 struct call_traits {
   enum target target;
   bool host_cpu;      /* -march=native and the like */
-  bool cached_output; /* the cache may store the result: -c or -S, and no -E (preprocessing,
-                         links and probes such as --version pass through it; aiter probes each
-                         flag with hipcc -E) */
+  bool cached_output; /* kind == CALL_COMPILE */
+  enum call_kind kind;
 };
+
+/* The counter `shimctl measure` reads for a call of KIND run without the cache (ccache's names
+ * where ccache has one: called_for_link, called_for_preprocessing, no_input_file). */
+const char* call_kind_counter(enum call_kind kind);
 
 struct call_traits traits_of(int argc,
                              char** argv,

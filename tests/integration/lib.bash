@@ -147,6 +147,32 @@ expect_misses() { # dir expected
   expect_eq "$2" "$(ccache_stat "$1" cache_miss)" "cache misses in $1"
 }
 
+# expect_defaults_yield CONF COMPILER: for every ccache boolean the shim config CONF sets by
+# default (setenv CCACHE_<X>=1), a compile through COMPILER with the user's CCACHE_NO<X>=1 has
+# real ccache run with that setting off (its log's "Config: (environment) <key> = false"), and
+# without it, on. A boolean default the table below does not know fails the test.
+expect_defaults_yield() {
+  local conf=$1 compiler=$2 name key n=0
+  printf 'int defaults_yield(void) { return 7; }\n' > "$TEST_DIR/yield.c"
+  for name in $(sed -n 's/^setenv CCACHE_\([A-Z_]*\)=1$/\1/p' "$conf"); do
+    case $name in
+      DEPEND) key=depend_mode ;; INODECACHE) key=inode_cache ;; REMOTE_ONLY) key=remote_only ;;
+      HASHDIR) key=hash_dir ;;
+      *) fail "boolean default CCACHE_$name=1 in $conf: add its ccache key to expect_defaults_yield"; return 1 ;;
+    esac
+    rm -f "$TEST_DIR/yield.log"
+    (cd "$TEST_DIR" && CCACHE_LOGFILE=$TEST_DIR/yield.log "$compiler" -c yield.c -o yield.o) \
+      || fail "compile through $compiler failed"
+    expect_contains "$(cat "$TEST_DIR/yield.log")" "Config: (environment) $key = true" "the default CCACHE_$name=1"
+    rm -f "$TEST_DIR/yield.log"
+    (cd "$TEST_DIR" && env "CCACHE_NO$name=1" CCACHE_LOGFILE="$TEST_DIR/yield.log" "$compiler" -c yield.c -o yield.o) \
+      || fail "compile through $compiler with CCACHE_NO$name=1 failed"
+    expect_contains "$(cat "$TEST_DIR/yield.log")" "Config: (environment) $key = false" "CCACHE_NO$name=1 through the shim"
+    n=$((n + 1))
+  done
+  [ "$n" -ge 2 ] || fail "only $n boolean default(s) in $conf (expected depend mode and the inode cache at least)"
+}
+
 # Shared fixture prefixes are built once per suite under $SUITE_TMP.
 # rocm_prefix sid: the ROCm-7-shaped prefix (make-rocm-prefix --stack sid; inside the sid root).
 rocm_prefix() { # llvm-version [layout] | sid -> prints path

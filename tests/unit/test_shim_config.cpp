@@ -222,3 +222,21 @@ TEST_CASE("more list directives than the shim has room for: refused, not cut") {
 }
 
 TEST_SUITE_END();
+
+TEST_CASE("a default's other form: CCACHE_<X> <-> CCACHE_NO<X>, for the shim and shimctl alike") {
+  auto other = [](const char* entry) {
+    char out[64];
+    auto len = shimctl_negated_env_name(out, sizeof out, entry);
+    return len ? std::string(out, len) : std::string("(none)");
+  };
+  CHECK(other("CCACHE_DEPEND=1") == "CCACHE_NODEPEND=");
+  CHECK(other("CCACHE_NODEPEND=1") == "CCACHE_DEPEND=");
+  CHECK(other("CCACHE_INODECACHE") == "CCACHE_NOINODECACHE=");
+  CHECK(other("CCACHE_REMOTE_ONLY=1") == "CCACHE_NOREMOTE_ONLY=");
+  CHECK(other("CCACHE_NO=1") == "CCACHE_NONO="); // "NO" alone is a name, not a negation
+  CHECK(other("CCACHE_=1") == "(none)");
+  CHECK(other("SCCACHE_DIR=/x") == "(none)");
+  CHECK(other("PATH=/bin") == "(none)");
+  char small[12];
+  CHECK(shimctl_negated_env_name(small, sizeof small, "CCACHE_DEPEND=1") == 0); // does not fit
+}

@@ -41,6 +41,28 @@ TEST_CASE("traits_of: the GPU target the call names, -march=native, a cached out
   CHECK_FALSE(traits({ "-march=x86-64" }).host_cpu);
 }
 
+TEST_CASE("traits_of: what the call produces, and the stats-log counter of each kind") {
+  CHECK(traits({ "-x", "hip", "-c", "k.hip", "-o", "k.o" }).kind == CALL_COMPILE);
+  CHECK(traits({ "-S", "a.c" }).kind == CALL_COMPILE);
+  CHECK(traits({ "-dc", "a.cu" }).kind == CALL_COMPILE); // nvcc, relocatable device code
+  CHECK(traits({ "@args.rsp" }).kind == CALL_COMPILE);   // the cache tool reads it and decides
+  // aiter's flag probe: hipcc <flag> -x hip -E -P /dev/null -o /dev/null
+  CHECK(traits({ "-mcumode", "-x", "hip", "-E", "-P", "/dev/null", "-o", "/dev/null" }).kind ==
+        CALL_PREPROCESS);
+  // Inductor: clang -x hip --offload-arch=native -fPIC -shared k.cpp -o k.so, in one step
+  CHECK(traits({ "-x", "hip", "--offload-arch=native", "-fPIC", "-shared", "k.cpp", "-o", "k.so" })
+          .kind == CALL_ONE_STEP);
+  CHECK(traits({ "-shared", "a.o", "b.o", "-o", "m.so" }).kind == CALL_LINK);
+  CHECK(traits({ "-o", "a.cpp", "a.o" }).kind == CALL_LINK); // an output named .cpp is no source
+  CHECK(traits({ "--offload-arch", "gfx90a", "a.o" }).kind == CALL_LINK);
+  CHECK(traits({ "--version" }).kind == CALL_NO_INPUT);
+  CHECK(traits({ "-I", "x.c", "-print-resource-dir" }).kind == CALL_NO_INPUT);
+  CHECK(std::string(call_kind_counter(CALL_LINK)) == "called_for_link");
+  CHECK(std::string(call_kind_counter(CALL_PREPROCESS)) == "called_for_preprocessing");
+  CHECK(std::string(call_kind_counter(CALL_ONE_STEP)) == "one_step_compile_and_link");
+  CHECK(std::string(call_kind_counter(CALL_NO_INPUT)) == "no_input_file");
+}
+
 TEST_CASE("key_host_cpu: the first CPU's identifying fields, in their order") {
   char buf[256];
   target_key key{ buf, sizeof buf, 0 };

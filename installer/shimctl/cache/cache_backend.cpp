@@ -1,6 +1,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <nlohmann/json.hpp>
+#include <shim/formats.h>
 #include <shimctl/cache/cache_backend.hpp>
 #include <shimctl/cache/sccache_server.hpp>
 #include <shimctl/util/text.hpp>
@@ -108,12 +109,23 @@ ShimEnvironment shim_environment(const CacheSettings& settings,
   return env;
 }
 
+namespace {
+
+// The user set CCACHE_NO<X> for a CCACHE_<X> default (or the reverse): the shim's rule, formats.h.
+bool negated_form_set(const std::string& name) {
+  char other[256];
+  auto len = shimctl_negated_env_name(other, sizeof other, name.c_str());
+  return len && std::getenv(std::string(other, len - 1).c_str());
+}
+
+} // namespace
+
 std::map<std::string, std::optional<std::string>> tool_environment(const ShimEnvironment& env) {
   std::map<std::string, std::optional<std::string>> out;
   for (const auto& entry : env.defaults) {
     auto eq = entry.find('=');
     auto name = entry.substr(0, eq);
-    if (!std::getenv(name.c_str()))
+    if (!std::getenv(name.c_str()) && !negated_form_set(name))
       out[name] = entry.substr(eq + 1);
   }
   // ccache >= 4.13 would read a ccache.conf in this directory or a parent: shimctl's own

@@ -49,8 +49,14 @@ int run_measure(const MeasureArgs& args, Warnings& warnings) {
                s.misses,
                100.0 * s.hit_rate());
     std::uint64_t other = s.calls - std::min(s.calls, s.compiles());
-    if (other)
-      fmt::print(stderr, " ({} other calls not cacheable)", other);
+    if (other) {
+      // By kind: ccache's counters and the shim's (links and -E never reach ccache through a
+      // shim; a one-step compile-and-link is not cacheable by ccache at all).
+      std::string kinds;
+      for (const auto& [name, count] : s.uncacheable)
+        kinds += fmt::format("{}{} {}", kinds.empty() ? "" : ", ", count, name);
+      fmt::print(stderr, " ({} other calls not cacheable: {})", other, kinds);
+    }
     fmt::print(stderr, "; build exit code {}\n", s.exit_code);
     if (!warning.empty())
       warnings.add(warning);

@@ -50,6 +50,9 @@ test_members_share_hits_and_outsiders_cannot_write() {
   grep -qx "setenv CCACHE_REMOTE_ONLY=1" "$conf" || fail "the shim config keeps a local cache"
   grep -qx "setenv CCACHE_UMASK=002" "$conf" || fail "the shim config sets no umask"
   grep -q "^setenv CCACHE_DIR=" "$conf" && fail "the shim config points CCACHE_DIR at the shared cache"
+  # The user can turn each default off with ccache's own CCACHE_NO<X> (remote_only included).
+  HOME=$TEST_DIR expect_defaults_yield "$conf" "$P/llvm/bin/clang"
+  grep -q "^setenv CCACHE_REMOTE_ONLY=1" "$conf" || fail "no remote_only default was checked"
   local w
   for w in a b c; do
     mkdir -p "$TEST_DIR/work-$w"

@@ -555,3 +555,30 @@ test_unwritable_cache_dir_falls_back() {
   expect_eq 1 $? "strict exit code"
   expect_eq "shimctl-shim: cache directory $TEST_DIR/rootcache is not writable by this user (SHIMCTL_STRICT=1; unset it to compile without the cache)" "$err" "strict message"
 }
+
+test_uncacheable_calls_skip_the_cache() {
+  TEST "links, -E and one-step calls exec the original directly; measure's stats log names them"
+  recorder_fixture
+  "$P/bin/cc" a.o b.o -o prog
+  expect_eq "cc.real|$P/bin/cc|a.o|b.o|-o|prog" "$(calls)" "a link"
+  "$P/bin/cc" -mcumode -x hip -E -P /dev/null -o /dev/null
+  expect_eq "cc.real|$P/bin/cc|-mcumode|-x|hip|-E|-P|/dev/null|-o|/dev/null" "$(calls)" "aiter's flag probe"
+  "$P/bin/cc" -fPIC -shared k.cpp -o k.so
+  expect_eq "cc.real|$P/bin/cc|-fPIC|-shared|k.cpp|-o|k.so" "$(calls)" "a one-step compile and link"
+  "$P/bin/cc" -c k.cpp -o k.o
+  expect_eq "fakecache|$TEST_DIR/fakecache|$P/bin/cc|-c|k.cpp|-o|k.o" "$(calls)" "a compile"
+
+  # Real ccache: a link through the shim never reaches it; the stats log still has the call.
+  gcc_fixture
+  echo 'int main(void) { return 0; }' > m.c
+  expect_success "$P/bin/cc" -c m.c -o m.o
+  expect_success env CCACHE_STATSLOG="$TEST_DIR/stats.log" "$P/bin/cc" m.o -o prog
+  expect_success env CCACHE_STATSLOG="$TEST_DIR/stats.log" "$P/bin/cc" m.c -o prog2
+  expect_success env CCACHE_STATSLOG="$TEST_DIR/stats.log" "$P/bin/cc" -E m.c -o m.i
+  [ -x prog ] && [ -x prog2 ] && [ -s m.i ] || fail "the uncached calls made no output"
+  expect_eq 0 "$(ccache_stat "$CCACHE_DIR" called_for_link)" "links ccache saw"
+  expect_eq 0 "$(ccache_stat "$CCACHE_DIR" called_for_preprocessing)" "-E calls ccache saw"
+  expect_eq "called_for_link one_step_compile_and_link called_for_preprocessing" \
+    "$(grep -v '^#' stats.log | paste -sd ' ')" "records in the stats log"
+  expect_eq 3 "$(grep -c '^# shimctl-shim: ran without the cache$' stats.log)" "record headers"
+}
