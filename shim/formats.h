@@ -345,6 +345,35 @@ static inline size_t shimctl_user_snapshot_path(char* out,
   return name_end - len > SHIMCTL_NAME_MAX ? 0 : name_end;
 }
 
+/* ---- The CUID the shim gives a HIP compile ---------------------------------------------------
+ * clang names a global __hip_cuid_<hash> in every HIP object after the command line, -o
+ * included, which ccache leaves out of its key: a hit for x2.o would hand out x1.o's CUID, and
+ * two such objects collide in one link. The shim passes -cuid=<value> (the user's own -cuid= or
+ * -fuse-cuid= wins), a value made of the source and the output as the command names them (made
+ * relative to the working directory when under it): the same command gets the same CUID and the
+ * same key, a fresh build directory still hits, and two objects of one link differ. */
+#define SHIMCTL_CUID_FLAG "-cuid="
+#define SHIMCTL_CUID_HEX 16
+
+/* The value for SOURCE and OUTPUT ("" when the command has no -o): 16 hex digits of 64-bit
+ * FNV-1a over "shimctl-cuid 1", SOURCE, a NUL, OUTPUT, at OUT (17 bytes). */
+static inline const char* shimctl_cuid_value(char out[SHIMCTL_CUID_HEX + 1],
+                                             const char* source,
+                                             const char* output) {
+  unsigned long long h = 14695981039346656037ULL;
+  const char* parts[] = { "shimctl-cuid 1", source, output };
+  for (int p = 0; p < 3; p++) {
+    for (const char* c = parts[p]; *c; c++)
+      h = (h ^ (unsigned char)*c) * 1099511628211ULL;
+    h = (h ^ 0u) * 1099511628211ULL; /* the NUL between parts */
+  }
+  static const char digits[] = "0123456789abcdef";
+  for (int i = SHIMCTL_CUID_HEX - 1; i >= 0; i--, h >>= 4)
+    out[i] = digits[h & 15];
+  out[SHIMCTL_CUID_HEX] = '\0';
+  return out;
+}
+
 /* ---- Defaults the user's environment overrides ------------------------------------------------
  * A setenv default NAME=VALUE applies only where the environment sets neither NAME nor, for
  * ccache's booleans, the other form of it: CCACHE_NODEPEND=1 turns off a CCACHE_DEPEND=1 default,

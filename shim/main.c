@@ -202,14 +202,50 @@ static char* compiler_for_cache(char* argv0, const char* invoked, bool known) {
   return shim.self_path;
 }
 
-static bool build_cache_arguments(int argc, char** argv, char* compiler) {
-  if ((size_t)argc + 2 > MAX_ARGS)
+/* The working directory, read once; NULL when unknown. */
+static const char* current_dir(void) {
+  static char cwd[PATH_MAX];
+  static bool read;
+  if (!read)
+    read = getcwd(cwd, sizeof cwd) && cwd[0] == '/';
+  return read ? cwd : NULL;
+}
+
+/* PATH relative to the working directory when under it, else PATH. */
+static const char* under_cwd(const char* path) {
+  const char* cwd = current_dir();
+  size_t len = cwd ? strlen(cwd) : 0;
+  if (!cwd || !starts_with(path, cwd))
+    return path;
+  if (len == 1) /* cwd is / */
+    return path + 1;
+  return path[len] == '/' && path[len + 1] ? path + len + 1 : path;
+}
+
+/* "-cuid=<value>" for CALL (formats.h), or NULL when the call gets none. */
+static char* cuid_argument(const struct shimctl_compiler* compiler,
+                           const struct call_traits* call) {
+  static char arg[sizeof SHIMCTL_CUID_FLAG + SHIMCTL_CUID_HEX];
+  char value[SHIMCTL_CUID_HEX + 1];
+  if (!wants_cuid(call, starts_with(base_name(compiler->name), "hipcc")))
+    return NULL;
+  shimctl_cuid_value(value, under_cwd(call->source), call->output ? under_cwd(call->output) : "");
+  concat(arg, sizeof arg, SHIMCTL_CUID_FLAG, value, NULL);
+  if (shim.trace)
+    say("cuid ", value, " (source ", call->source, ")", NULL);
+  return arg;
+}
+
+static bool build_cache_arguments(int argc, char** argv, char* compiler, char* extra) {
+  if ((size_t)argc + 3 > MAX_ARGS)
     return false;
   size_t n = 0;
   cache_argv[n++] = (char*)shim.config.cache_path;
   cache_argv[n++] = compiler;
   for (int i = 1; i < argc; i++)
     cache_argv[n++] = argv[i];
+  if (extra)
+    cache_argv[n++] = extra;
   cache_argv[n] = NULL;
   return true;
 }
@@ -229,8 +265,9 @@ static bool build_cache_arguments(int argc, char** argv, char* compiler) {
 /* Names the working directory in CCACHE_CEILING_DIRS (in cache_env). False when it cannot and
  * a ccache.conf may be read: *REASON says why; the compile must run uncached. */
 static bool pin_directory_config(const char** reason) {
-  static char cwd[PATH_MAX], found[PATH_MAX], entry[sizeof "CCACHE_CEILING_DIRS=" + PATH_MAX];
-  if (!getcwd(cwd, sizeof cwd) || cwd[0] != '/') {
+  static char found[PATH_MAX], entry[sizeof "CCACHE_CEILING_DIRS=" + PATH_MAX];
+  const char* cwd = current_dir();
+  if (!cwd) {
     *reason = "(working directory unknown)";
     return false;
   }
@@ -343,7 +380,8 @@ int main(int argc, char** argv) {
   if (shim.trace && target_key.len)
     say("target key ", target_key.buf, NULL);
   if (build_cache_environment() &&
-      build_cache_arguments(argc, argv, compiler_for_cache(argv0, invoked, known))) {
+      build_cache_arguments(
+        argc, argv, compiler_for_cache(argv0, invoked, known), cuid_argument(compiler, &call))) {
     const char* unpinned = NULL;
     if (ccache && !pin_directory_config(&unpinned)) {
       log_event_once("ccache-conf-unpinned", unpinned);

@@ -115,6 +115,38 @@ static bool is_source(const char* path) {
   return false;
 }
 
+/* -x LANGUAGE: HIP or another. */
+static void language(struct call_traits* c, const char* name) {
+  if (strcmp(name, "hip") == 0)
+    c->hip_source = true;
+  else
+    c->other_language = true;
+}
+
+/* What one option (not an option's value) says: -xhip, -cuid=, -fuse-cuid=, -o<file>. */
+static void option_traits(struct call_traits* c, const char* arg) {
+  if (starts_with(arg, "-x") && arg[2] != '\0')
+    language(c, arg + 2);
+  else if (starts_with(arg, "-cuid=") || starts_with(arg, "-fuse-cuid="))
+    c->cuid_given = true;
+  else if (starts_with(arg, "-o") && arg[2] != '\0')
+    c->output = arg + 2;
+}
+
+bool wants_cuid(const struct call_traits* call, bool hipcc) {
+  if (call->kind != CALL_COMPILE || !call->source || call->cuid_given)
+    return false;
+  if (call->hip_source)
+    return true;
+  static const char* const hip_by_hipcc[] = { ".cpp", ".cc", ".cxx", ".cu", ".c++", NULL };
+  if (!hipcc || call->other_language)
+    return false;
+  for (int i = 0; hip_by_hipcc[i]; i++)
+    if (ends_with(call->source, hip_by_hipcc[i]))
+      return true;
+  return false;
+}
+
 const char* call_kind_counter(enum call_kind kind) {
   switch (kind) {
     case CALL_COMPILE:
@@ -132,10 +164,18 @@ const char* call_kind_counter(enum call_kind kind) {
 }
 
 struct call_traits traits_of(int argc, char** argv, const char* amdgpu, const char* append) {
-  struct call_traits c = { TARGET_DEFAULT, false, false, CALL_NO_INPUT };
-  bool preprocesses = false, compiles = false, sources = false, inputs = false;
+  struct call_traits c = { TARGET_DEFAULT, false, false, CALL_NO_INPUT, NULL,
+                           NULL,           false, false, false };
+  bool preprocesses = false, compiles = false, inputs = false;
+  int sources = 0;
   bool is_value = false; /* argv[i] is the value of the option before it */
   for (int i = 1; i < argc; i++) {
+    if (i > 1 && is_value && strcmp(argv[i - 1], "-o") == 0)
+      c.output = argv[i];
+    if (i > 1 && is_value && strcmp(argv[i - 1], "-x") == 0)
+      language(&c, argv[i]);
+    if (!is_value && argv[i][0] == '-')
+      option_traits(&c, argv[i]);
     const char* value = target_value(argv[i], i + 1 < argc ? argv[i + 1] : NULL);
     if (value)
       c.target = named_target(c.target, starts_with(value, "native"));
@@ -150,11 +190,16 @@ struct call_traits traits_of(int argc, char** argv, const char* amdgpu, const ch
       compiles = true;
     } else if (argv[i][0] != '-' && argv[i][0] != '\0') {
       inputs = true;
-      sources = sources || is_source(argv[i]);
+      if (is_source(argv[i]) && ++sources == 1)
+        c.source = argv[i];
     } else {
       is_value = takes_value(argv[i]);
     }
   }
+  if (sources != 1)
+    c.source = NULL;
+  if (c.source && ends_with(c.source, ".hip"))
+    c.hip_source = true;
   c.kind = preprocesses ? CALL_PREPROCESS
            : compiles   ? CALL_COMPILE
            : sources    ? CALL_ONE_STEP

@@ -41,7 +41,17 @@ struct call_traits {
   bool host_cpu;      /* -march=native and the like */
   bool cached_output; /* kind == CALL_COMPILE */
   enum call_kind kind;
+  /* For the CUID (formats.h): */
+  const char* source;  /* the one source file, as the command names it; NULL: none or several */
+  const char* output;  /* -o's value, as named; NULL: none */
+  bool hip_source;     /* -x hip, or a .hip source */
+  bool other_language; /* -x with another language */
+  bool cuid_given;     /* -cuid= or -fuse-cuid= */
 };
+
+/* The shim passes its -cuid= to a compile of ONE HIP source (HIPCC: the compiler is hipcc,
+ * which compiles .cpp/.cc/.cxx/.cu sources as HIP too) where the user named no CUID. */
+bool wants_cuid(const struct call_traits* call, bool hipcc);
 
 /* The counter `shimctl measure` reads for a call of KIND run without the cache (ccache's names
  * where ccache has one: called_for_link, called_for_preprocessing, no_input_file). */

@@ -30,3 +30,8 @@ const char* base_name(const char* path) {
 bool starts_with(const char* s, const char* prefix) {
   return strncmp(s, prefix, strlen(prefix)) == 0;
 }
+
+bool ends_with(const char* s, const char* suffix) {
+  size_t len = strlen(s), suffix_len = strlen(suffix);
+  return len >= suffix_len && memcmp(s + len - suffix_len, suffix, suffix_len) == 0;
+}

@@ -13,5 +13,6 @@ size_t concat(char* out, size_t cap, const char* first, ...);
 
 const char* base_name(const char* path);
 bool starts_with(const char* s, const char* prefix);
+bool ends_with(const char* s, const char* suffix);
 
 #endif

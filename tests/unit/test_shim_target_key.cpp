@@ -1,6 +1,7 @@
 // The target in the shim's cache key (shim/target_key.c): what the arguments name, and the key
 // pieces made of /proc/cpuinfo and the GPU probe's output.
 #include <doctest/doctest.h>
+#include <shim/formats.h>
 #include <shim/target_key.h>
 #include <string>
 #include <sys/wait.h>
@@ -61,6 +62,43 @@ TEST_CASE("traits_of: what the call produces, and the stats-log counter of each 
   CHECK(std::string(call_kind_counter(CALL_PREPROCESS)) == "called_for_preprocessing");
   CHECK(std::string(call_kind_counter(CALL_ONE_STEP)) == "one_step_compile_and_link");
   CHECK(std::string(call_kind_counter(CALL_NO_INPUT)) == "no_input_file");
+}
+
+TEST_CASE("wants_cuid: one HIP source compiled, no CUID of the user's") {
+  auto cuid = [](std::vector<std::string> args, bool hipcc = false) {
+    auto t = traits(std::move(args));
+    return wants_cuid(&t, hipcc);
+  };
+  CHECK(cuid({ "-x", "hip", "-c", "k.cpp", "-o", "k.o" }));
+  CHECK(cuid({ "-xhip", "-c", "k.cpp" }));
+  CHECK(cuid({ "-c", "k.hip", "-o", "k.o" }));
+  CHECK(cuid({ "-c", "k.cpp", "-o", "k.o" }, true)); // hipcc compiles .cpp as HIP
+  CHECK(cuid({ "-c", "k.cu" }, true));
+  CHECK_FALSE(cuid({ "-c", "k.cpp", "-o", "k.o" }));          // clang++ on C++: -cuid would warn
+  CHECK_FALSE(cuid({ "-x", "c++", "-c", "k.cpp" }, true));    // hipcc told it is C++
+  CHECK_FALSE(cuid({ "-c", "k.c" }, true));                   // C
+  CHECK_FALSE(cuid({ "-x", "hip", "-c", "a.hip", "b.hip" })); // two objects need two CUIDs
+  CHECK_FALSE(cuid({ "-x", "hip", "-cuid=mine", "-c", "k.hip" }));
+  CHECK_FALSE(cuid({ "-x", "hip", "-fuse-cuid=none", "-c", "k.hip" }));
+  CHECK_FALSE(cuid({ "-x", "hip", "-E", "k.hip" }));      // not a compile
+  CHECK_FALSE(cuid({ "-x", "hip", "k.hip", "-o", "k" })); // one step: not cached anyway
+  auto t = traits({ "-x", "hip", "-c", "k.hip", "-ok.o" });
+  CHECK(std::string(t.source) == "k.hip");
+  CHECK(std::string(t.output) == "k.o");
+}
+
+TEST_CASE("shimctl_cuid_value: 16 hex digits of the source and the output, stable") {
+  char a[SHIMCTL_CUID_HEX + 1], b[SHIMCTL_CUID_HEX + 1];
+  CHECK(std::string(shimctl_cuid_value(a, "t.hip", "x1.o")) ==
+        std::string(shimctl_cuid_value(b, "t.hip", "x1.o")));
+  CHECK(std::string(a).size() == 16);
+  CHECK(std::string(shimctl_cuid_value(a, "t.hip", "x1.o")) !=
+        std::string(shimctl_cuid_value(b, "t.hip", "x2.o")));
+  CHECK(std::string(shimctl_cuid_value(a, "t.hipx", "1.o")) !=
+        std::string(shimctl_cuid_value(b, "t.hip", "x1.o"))); // the parts are separated
+  // A fixed value: shimctl verify computes the same for its reference compile (a change here is
+  // a change of every HIP object's CUID, hence of every key).
+  CHECK(std::string(shimctl_cuid_value(a, "k.hip", "out.o")) == "0d753c0e9f843731");
 }
 
 TEST_CASE("key_host_cpu: the first CPU's identifying fields, in their order") {

@@ -1,5 +1,6 @@
 #include <algorithm>
 #include <fstream>
+#include <shim/formats.h>
 #include <shimctl/cache/cache_backend.hpp>
 #include <shimctl/cache/shim_config.hpp>
 #include <shimctl/core/layout.hpp>
@@ -32,6 +33,8 @@ int main(void) { puts("shimctl verify c"); return 0; }
 constexpr std::string_view cxx_source = R"(#include <iostream>
 int main() { std::cout << "shimctl verify c++" << std::endl; return 0; }
 )";
+
+constexpr const char* object_name = "out.o"; // every verification compile's -o
 
 struct Probe {
   std::string file;
@@ -106,9 +109,9 @@ util::Result<Compile> compile_in_fresh_dir(const std::string& compiler,
     options.env["SHIMCTL_DISABLE"] = "1";
   std::vector<std::string> argv{ compiler };
   argv.insert(argv.end(), probe.flags.begin(), probe.flags.end());
-  argv.insert(argv.end(), { "-c", probe.file, "-o", "out.o" });
+  argv.insert(argv.end(), { "-c", probe.file, "-o", object_name });
   TRY_ASSIGN(auto r, util::run(argv, options));
-  return Compile{ r, read_text(scratch.file("out.o")) };
+  return Compile{ r, read_text(scratch.file(object_name)) };
 }
 
 void check_link_and_run(const std::string& prefix,
@@ -275,7 +278,15 @@ void verify_compiles(const Context& context,
                                   sccache_reasons(before, after)) });
   }
 
-  auto direct = compile_in_fresh_dir(compiler, probe, run_options, false);
+  // The shim gives a HIP compile its own -cuid= (shim/formats.h): the reference compile gets the
+  // same, so that the objects compare byte for byte (clang-21 names a symbol after the CUID).
+  auto reference = probe;
+  if (c.verify == VerifyKind::hip) {
+    char cuid[SHIMCTL_CUID_HEX + 1];
+    reference.flags.push_back(
+      SHIMCTL_CUID_FLAG + std::string(shimctl_cuid_value(cuid, probe.file.c_str(), object_name)));
+  }
+  auto direct = compile_in_fresh_dir(compiler, reference, run_options, false);
   if (!direct || !direct->result.ok()) {
     out.push_back({ c.path, "reference", Outcome::warn, "the original alone failed to compile" });
   } else if (direct->object == warm->object) {

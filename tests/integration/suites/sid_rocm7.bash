@@ -96,6 +96,9 @@ test_install_verify_status_rollback() {
     grep -Eq "^$f +cache hit +ok +the repeat compile was a cache hit \(ccache's log\)$" <<<"$out" \
       || fail "no 'cache hit ok' from ccache's log for $f:"$'\n'"$out"
   done
+  # The reference compile gets the shim's -cuid: byte-identical objects, clang-21's CUID included.
+  grep -Eq "^bin/hipcc +reference +ok +identical to the original's object$" <<<"$out" \
+    || fail "hipcc's object is not byte-identical to the original's:"$'\n'"$out"
   expect_eq "0 0 0" "$(ccache_stat "$CC" direct_cache_hit) $(ccache_stat "$CC" preprocessed_cache_hit) \
 $(ccache_stat "$CC" cache_miss)" "ccache statistics after install and verify (verify counts nothing)"
   # status after one miss and one hit through /opt/rocm/bin/hipcc (the install's cache dir; a
@@ -298,6 +301,79 @@ test_cmake_hip() {
   expect_same_file "$TEST_DIR/miss.o" "$TEST_DIR/b1/$obj"
   expect_eq "1 1 1" "$(ccache_stat "$CC" cache_miss) $(results_in "$CC") $(hits_in "$CC")" \
     "misses, cache entries and hits after the clean rebuild"
+  # A fresh build directory: every compile hits (CMake's -o is relative: the same CUID), and the
+  # object is the one b1 built.
+  CCACHE_DIR=$TEST_DIR/configure-ccache cmake_configure "$src" "$TEST_DIR/b2"
+  cmake --build "$TEST_DIR/b2" > "$TEST_DIR/b2.build.log" 2>&1 || fail "fresh build dir failed"
+  expect_eq "1 2" "$(ccache_stat "$CC" cache_miss) $(hits_in "$CC")" "misses and hits after a fresh build dir"
+  expect_same_file "$TEST_DIR/miss.o" "$TEST_DIR/b2/$obj"
+}
+
+# ---- CUIDs: a hit is the object a fresh compile of that command makes (issue 13) ------------------
+# cuid_sources: t.hip has internal symbols only (so two objects of it link together) and a static
+# __device__ variable (what -fgpu-rdc renames after the CUID); main.hip calls nothing of it.
+cuid_sources() {
+  cat > t.hip <<'EOF'
+#include <hip/hip_runtime.h>
+static __device__ int counter;
+namespace { __global__ void bump(int* x) { x[threadIdx.x] += counter; } }
+static void launch(int* x) { hipLaunchKernelGGL(bump, dim3(1), dim3(1), 0, 0, x); }
+static int used = (launch(nullptr), 0);
+EOF
+  printf 'int main() { return 0; }\n' > main.hip
+}
+
+cuid_of() { nm "$1" | sed -n 's/.* B __hip_cuid_\([0-9a-f]*\)$/\1/p'; }
+
+test_cuid_follows_the_output() {
+  TEST "HIP CUIDs: x1.o and x2.o of one source differ, equal a forced fresh compile, link together (-fgpu-rdc too)"
+  new_prefix
+  install_prefix --no-verify
+  export CCACHE_DIR=$CC
+  work_dir w
+  cuid_sources
+  local hipcc=$P/bin/hipcc flags=(-x hip --offload-arch=gfx90a -fPIC) o
+  # Without the shim, what the issue measured: plain ccache 4.14 serves x2.o with x1.o's CUID, and
+  # the two objects cannot be linked together. (This is what the test below must not see.)
+  local plain_hipcc
+  plain_hipcc=$(rocm_prefix sid)/bin/hipcc || fail "no unshimmed fixture prefix"
+  mkdir plain && (cd plain && cp ../t.hip ../main.hip . &&
+    for o in x1.o x2.o; do CCACHE_DIR=$TEST_DIR/plain-cc ccache "$plain_hipcc" "${flags[@]}" -c t.hip -o $o || exit 1; done &&
+    "$plain_hipcc" "${flags[@]}" -c main.hip -o main.o) || fail "plain ccache compiles failed"
+  expect_eq 1 "$(hits_in "$TEST_DIR/plain-cc")" "plain ccache: x2.o was a hit"
+  expect_eq "$(cuid_of plain/x1.o)" "$(cuid_of plain/x2.o)" "plain ccache: x2.o carries x1.o's CUID"
+  "$plain_hipcc" --offload-arch=gfx90a plain/main.o plain/x1.o plain/x2.o -o plain/prog > plain.link 2>&1 \
+    && fail "plain ccache's objects linked: the test cannot tell a wrong CUID"
+  expect_contains "$(cat plain.link)" "__hip_cuid_$(cuid_of plain/x1.o)" "plain ccache's link error"
+
+  # Through the shim: x2.o is a miss with its own CUID; each equals a forced fresh compile.
+  for o in x1.o x2.o; do "$hipcc" "${flags[@]}" -c t.hip -o $o || fail "hipcc -o $o failed"; done
+  "$hipcc" "${flags[@]}" -c main.hip -o main.o || fail "hipcc main.hip failed"
+  expect_eq "3 0" "$(ccache_stat "$CC" cache_miss) $(hits_in "$CC")" "misses and hits: x2.o is no hit of x1.o"
+  [ -n "$(cuid_of x1.o)" ] && [ "$(cuid_of x1.o)" != "$(cuid_of x2.o)" ] \
+    || fail "x1.o and x2.o share the CUID '$(cuid_of x1.o)'"
+  for o in x1.o x2.o; do
+    mv $o $o.first
+    CCACHE_RECACHE=1 "$hipcc" "${flags[@]}" -c t.hip -o $o || fail "forced fresh compile of $o failed"
+    expect_eq "$(cuid_of $o.first)" "$(cuid_of $o)" "CUID of $o against a forced fresh compile"
+    expect_same_file $o.first $o
+    "$hipcc" "${flags[@]}" -c t.hip -o $o || fail "repeat compile of $o failed"
+    expect_same_file $o.first $o
+  done
+  expect_eq 2 "$(hits_in "$CC")" "the repeats hit"
+  "$hipcc" --offload-arch=gfx90a main.o x1.o x2.o -o prog > link.out 2>&1 \
+    || fail "x1.o and x2.o do not link together:"$'\n'"$(cat link.out)"
+  # -fgpu-rdc: one shared object of both (static device variables renamed after the CUID).
+  for o in r1.o r2.o; do "$hipcc" "${flags[@]}" -fgpu-rdc -c t.hip -o $o || fail "hipcc -fgpu-rdc -o $o failed"; done
+  "$hipcc" --offload-arch=gfx90a -fgpu-rdc --hip-link -shared r1.o r2.o -o librdc.so > rdc.out 2>&1 \
+    || fail "-fgpu-rdc objects do not link into one shared object:"$'\n'"$(cat rdc.out)"
+  # A user's own -cuid wins (the shim adds none): two compiles with it share it, as asked.
+  "$hipcc" "${flags[@]}" -cuid=mine -c t.hip -o m1.o && "$hipcc" "${flags[@]}" -cuid=mine -c t.hip -o m2.o \
+    || fail "compiles with -cuid=mine failed"
+  expect_eq "$(cuid_of m1.o)" "$(cuid_of m2.o)" "the user's -cuid"
+  # An absolute -o under the working directory is the relative one: the same CUID from elsewhere.
+  "$hipcc" "${flags[@]}" -c "$PWD/t.hip" -o "$PWD/x1.o" || fail "absolute paths"
+  expect_eq "$(cuid_of x1.o.first)" "$(cuid_of x1.o)" "CUID with absolute paths under the working directory"
 }
 
 # ---- clang-21's names: driver mode and config files by argv[0] ----------------------------------
