@@ -11,6 +11,7 @@
  * system call), identity_guard.c (the fingerprint for the key), and the pure parts in the library
  * shimctl-shim-formats: config.c, identity_snapshot.c (formats.h), target_key.c, text.c. */
 #define _GNU_SOURCE
+#include "probe_memo.h"
 #include "shim.h"
 #include "target_key.h"
 
@@ -135,12 +136,11 @@ static bool build_target_key(const struct shimctl_compiler* compiler, struct cal
     return false;
   if (probe && call.target != TARGET_EXPLICIT) {
     char out[4096];
-    char* args[] = { (char*)probe->probe, NULL };
     size_t len;
     int status = 0;
-    if (!run_and_read(args, out, sizeof out, &len, &status) || len == sizeof out - 1)
+    if (!run_probe_memoised(probe->probe, out, sizeof out, &len, &status) || len == sizeof out - 1)
       return false; /* more than any GPU list: the key would be cut */
-    return key_probe_output(&target_key, out, status);
+    return key_probe_output(&target_key, out, status) && key_visibility(&target_key);
   }
   return true;
 }

@@ -43,15 +43,17 @@ install_p() {
     || fail "install $P $* failed:"$'\n'"$(cat "$TEST_DIR/install.out")"
 }
 
-# hip OUT: compile m.hip through the shim ($P/bin/hipcc by absolute path) into OUT.
+# hip OUT: compile m.hip through the shim ($P/bin/hipcc by absolute path) into OUT. Every compile
+# names the same output, m.o (the shim's CUID follows -o: other names would be other keys), and
+# the object moves to OUT after.
 hip() {
-  "$P/bin/hipcc" "${HIP_FLAGS[@]}" -o "$1" >"$TEST_DIR/compile.out" 2>&1 \
+  "$P/bin/hipcc" "${HIP_FLAGS[@]}" -o m.o >"$TEST_DIR/compile.out" 2>&1 && mv m.o "$1" \
     || fail "hipcc -o $1 failed:"$'\n'"$(cat "$TEST_DIR/compile.out")"
 }
 
 # fresh_hip OUT: the same compile without the cache (the shim execs the originals).
 fresh_hip() {
-  SHIMCTL_DISABLE=1 "$P/bin/hipcc" "${HIP_FLAGS[@]}" -o "$1" >"$TEST_DIR/compile.out" 2>&1 \
+  SHIMCTL_DISABLE=1 "$P/bin/hipcc" "${HIP_FLAGS[@]}" -o m.o >"$TEST_DIR/compile.out" 2>&1 && mv m.o "$1" \
     || fail "fresh hipcc -o $1 failed:"$'\n'"$(cat "$TEST_DIR/compile.out")"
 }
 
@@ -204,8 +206,9 @@ test_user_who_cannot_write_the_prefix_rehashes_once() {
 # given environment; FRESH=1 compiles without the cache.
 hip_noarch() {
   local out=$1; shift
-  env "$@" ${FRESH:+SHIMCTL_DISABLE=1} "$P/bin/hipcc" -x hip -c m.hip -o "$out" \
-    >"$TEST_DIR/compile.out" 2>&1 || fail "hipcc -o $out failed:"$'\n'"$(cat "$TEST_DIR/compile.out")"
+  env "$@" ${FRESH:+SHIMCTL_DISABLE=1} "$P/bin/hipcc" -x hip -c m.hip -o m.o \
+    >"$TEST_DIR/compile.out" 2>&1 && mv m.o "$out" \
+    || fail "hipcc -o $out failed:"$'\n'"$(cat "$TEST_DIR/compile.out")"
 }
 
 test_gpu_target_outside_the_command_line() {
@@ -237,6 +240,73 @@ test_gpu_target_outside_the_command_line() {
   hip_noarch auto90b.o
   expect_counts 2 4
   expect_same_file a90.o auto90b.o
+}
+
+test_target_probe_memo() {
+  TEST "the GPU probe runs once across compiles; a new enumerator, visibility or namespace probes again"
+  new_rocm rocm
+  install_p
+  write_hip_kernel m.hip
+  export HOME=$TEST_DIR/home
+  mkdir -p "$HOME"
+  local enum=$P/bin/rocm_agent_enumerator runs=$TEST_DIR/enum.runs i
+  # It counts the shim's runs only (hipcc runs it too, under ccache: SHIMCTL_ACTIVE set).
+  printf '#!/bin/sh\n[ -n "$SHIMCTL_ACTIVE" ] || echo run >> %s\necho gfx000\necho gfx90a\n' "$runs" > "$enum"
+  for i in 1 2 3 4 5; do hip_noarch n$i.o; done
+  expect_eq 1 "$(wc -l < "$runs")" "enumerator runs for 5 compiles"
+  expect_counts 4 1
+  for i in 2 3 4 5; do expect_same_file n1.o n$i.o; done
+  local memo
+  memo=$(find "$HOME/.cache/shimctl/probes" -type f)
+  [ "$(echo "$memo" | wc -l)" = 1 ] && [ "$(stat -c '%U %a' "$memo")" = "root 600" ] \
+    || fail "memo: '$memo' $(stat -c '%U %a' $memo)"
+  # A visibility variable: a new probe and a new key (a miss), then memoised again.
+  hip_noarch v1.o ROCR_VISIBLE_DEVICES=0
+  hip_noarch v2.o ROCR_VISIBLE_DEVICES=0
+  expect_eq 2 "$(wc -l < "$runs")" "runs after ROCR_VISIBLE_DEVICES=0 (twice)"
+  expect_counts 5 2
+  # Another mount namespace (another container on this host): probed again.
+  unshare -m env "$P/bin/hipcc" -x hip -c m.hip -o m.o || fail "compile in a new mount namespace"
+  expect_eq 3 "$(wc -l < "$runs")" "runs after a compile in a new mount namespace"
+  # A memo this user does not own is never read.
+  hip_noarch p1.o
+  expect_eq 4 "$(wc -l < "$runs")" "runs back in this namespace"
+  chown nobody "$memo"
+  hip_noarch p2.o
+  expect_eq 5 "$(wc -l < "$runs")" "runs with a memo owned by another user"
+  # The enumerator changes (another GPU): probed again, the other GPU's object, never this one's.
+  printf '#!/bin/sh\n[ -n "$SHIMCTL_ACTIVE" ] || echo run >> %s\necho gfx000\necho gfx1030\n' "$runs" > "$enum"
+  hip_noarch g1030.o
+  hip_noarch g1030b.o
+  expect_eq 6 "$(wc -l < "$runs")" "runs after the enumerator changed"
+  FRESH=1 HCC_AMDGPU_TARGET=gfx1030 hip_noarch fresh1030.o
+  cmp -s n1.o fresh1030.o && fail "gfx90a and gfx1030 objects are equal: the test proves nothing"
+  expect_same_file fresh1030.o g1030.o
+  expect_same_file fresh1030.o g1030b.o
+}
+
+test_real_enumerator_with_target_lst() {
+  TEST "ROCm's own rocm_agent_enumerator (Python) with a target.lst: memoised; a changed target.lst changes the key"
+  [ -f /usr/bin/rocm_agent_enumerator ] || { echo "  (skipped: no rocminfo package)"; return 0; }
+  new_rocm rocm
+  install_p
+  write_hip_kernel m.hip
+  export HOME=$TEST_DIR/home
+  mkdir -p "$HOME"
+  cp /usr/bin/rocm_agent_enumerator "$P/bin/rocm_agent_enumerator"
+  echo gfx90a > "$P/bin/target.lst"
+  hip_noarch a1.o
+  hip_noarch a2.o
+  expect_counts 1 1
+  expect_same_file a1.o a2.o
+  SHIMCTL_SHIM_TRACE=1 "$P/bin/hipcc" -x hip -c m.hip -o m.o 2> trace || fail "traced compile"
+  expect_contains "$(cat trace)" "probe answer from the memo" "trace of a memoised probe"
+  touch_until_changed "$P/bin/target.lst"
+  echo gfx1030 > "$P/bin/target.lst"
+  hip_noarch b1.o
+  expect_counts 2 2
+  FRESH=1 HCC_AMDGPU_TARGET=gfx1030 hip_noarch fresh1030.o
+  expect_same_file fresh1030.o b1.o
 }
 
 test_verify_names_a_missing_identity_helper() {
