@@ -8,7 +8,7 @@
 #   bench_identity_env PREFIX    mechanism (b)'s two variables for PREFIX, from its identity snapshot
 #                                (PREFIX/.shimctl/identity): CCACHE_COMPILERCHECK=string:shimctl-<32 hex
 #                                of the fingerprint> and CCACHE_EXTRAFILES=<absolute input paths, ':'>
-#   bench_identity_files PREFIX  the number of inputs in PREFIX's identity snapshot
+#   bench_identity_files PREFIX  the number of inputs of PREFIX's fingerprint
 #   bench_now_ms                 monotonic-enough wall clock in milliseconds
 #   bench_stat CCACHE_DIR NAME   one counter of `ccache --print-stats`
 #   bench_hits / bench_misses CCACHE_DIR   direct+preprocessed hits / cache misses
@@ -35,21 +35,21 @@ bench_conf_env() { # CONF [all|plain|bare]
   done
 }
 
-# The snapshot (installer/shimctl/identity/identity_snapshot.hpp): "shimctl-identity 1",
-# "fingerprint <64 hex>", then "dir D" lines, each followed by "INODE SIZE MTIME CTIME NAME" lines.
+# Mechanism (b)'s variables for PREFIX, from `shimctl fingerprint --json` (the fingerprint and its
+# inputs; prefix-relative paths made absolute): ccache hashes the inputs itself on every call.
 bench_identity_env() { # PREFIX
-  awk 'NR == 1 && $0 != "shimctl-identity 1" { exit 1 }
-       NR == 2 { if ($1 != "fingerprint" || length($2) != 64) exit 1; fp = substr($2, 1, 32); next }
-       NR > 2 && /^dir / { d = substr($0, 5); next }
-       NR > 2 && NF >= 5 && d != "" { n = $0; for (i = 1; i <= 4; i++) sub(/^[^ ]+ /, "", n)
-                                      files = files (files == "" ? "" : ":") d "/" n }
-       END { if (fp == "" || files == "") exit 1
-             print "CCACHE_COMPILERCHECK=string:shimctl-" fp; print "CCACHE_EXTRAFILES=" files }' \
-    "$1/.shimctl/identity"
+  "${shimctl:?}" fingerprint "$1" --json | /usr/bin/python3 -c '
+import json, os, sys
+j, prefix = json.load(sys.stdin), sys.argv[1]
+files = [p if p.startswith("/") else os.path.join(prefix, p) for p in (i["path"] for i in j["inputs"])]
+if len(j["sha256"]) != 64 or not files:
+    sys.exit(1)
+print("CCACHE_COMPILERCHECK=string:shimctl-" + j["sha256"][:32])
+print("CCACHE_EXTRAFILES=" + ":".join(files))' "$1"
 }
 
 bench_identity_files() { # PREFIX
-  awk 'NR > 2 && !/^dir / && NF >= 5 { n++ } END { print n + 0 }' "$1/.shimctl/identity"
+  "${shimctl:?}" fingerprint "$1" --json | /usr/bin/python3 -c 'import json, sys; print(len(json.load(sys.stdin)["inputs"]))'
 }
 
 bench_now_ms() { echo $(( $(date +%s%N) / 1000000 )); }
