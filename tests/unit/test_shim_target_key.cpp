@@ -19,6 +19,20 @@ call_traits traits(std::vector<std::string> args,
   return traits_of(static_cast<int>(argv.size()), argv.data(), amdgpu, append);
 }
 
+// A call whose arguments outlive its traits (source and output point into them).
+struct Call {
+  std::vector<std::string> args;
+  std::vector<char*> argv;
+  call_traits traits;
+  explicit Call(std::vector<std::string> a)
+    : args(std::move(a)) {
+    args.insert(args.begin(), "hipcc");
+    for (auto& arg : args)
+      argv.push_back(arg.data());
+    traits = traits_of(static_cast<int>(argv.size()), argv.data(), nullptr, nullptr);
+  }
+};
+
 } // namespace
 
 TEST_SUITE_BEGIN("shim::target_key");
@@ -66,8 +80,8 @@ TEST_CASE("traits_of: what the call produces, and the stats-log counter of each 
 
 TEST_CASE("wants_cuid: one HIP source compiled, no CUID of the user's") {
   auto cuid = [](std::vector<std::string> args, bool hipcc = false) {
-    auto t = traits(std::move(args));
-    return wants_cuid(&t, hipcc);
+    Call call(std::move(args));
+    return wants_cuid(&call.traits, hipcc);
   };
   CHECK(cuid({ "-x", "hip", "-c", "k.cpp", "-o", "k.o" }));
   CHECK(cuid({ "-xhip", "-c", "k.cpp" }));
@@ -82,9 +96,9 @@ TEST_CASE("wants_cuid: one HIP source compiled, no CUID of the user's") {
   CHECK_FALSE(cuid({ "-x", "hip", "-fuse-cuid=none", "-c", "k.hip" }));
   CHECK_FALSE(cuid({ "-x", "hip", "-E", "k.hip" }));      // not a compile
   CHECK_FALSE(cuid({ "-x", "hip", "k.hip", "-o", "k" })); // one step: not cached anyway
-  auto t = traits({ "-x", "hip", "-c", "k.hip", "-ok.o" });
-  CHECK(std::string(t.source) == "k.hip");
-  CHECK(std::string(t.output) == "k.o");
+  Call call({ "-x", "hip", "-c", "k.hip", "-ok.o" });
+  CHECK(std::string(call.traits.source) == "k.hip");
+  CHECK(std::string(call.traits.output) == "k.o");
 }
 
 TEST_CASE("shimctl_cuid_value: 16 hex digits of the source and the output, stable") {
