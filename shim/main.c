@@ -68,9 +68,10 @@ static bool prints_jobs_only(int argc, char** argv) {
   return false;
 }
 
-static bool wants_direct_exec(int argc, char** argv) {
-  return env_is("SHIMCTL_DISABLE", "1") || getenv("SHIMCTL_ACTIVE") ||
-         prints_jobs_only(argc, argv) || parent_is_cache_launcher();
+/* A call the shim hands on untouched: nested (hipcc -> clang++, or the cache running the
+ * compiler), under a cache launcher, or `-###`. */
+static bool passes_through(int argc, char** argv) {
+  return getenv("SHIMCTL_ACTIVE") || prints_jobs_only(argc, argv) || parent_is_cache_launcher();
 }
 
 static bool push_env(char* entry) {
@@ -236,16 +237,27 @@ static char* cuid_argument(const struct shimctl_compiler* compiler,
   return arg;
 }
 
-static bool build_cache_arguments(int argc, char** argv, char* compiler, char* extra) {
-  if ((size_t)argc + 3 > MAX_ARGS)
-    return false;
+/* ARGV with EXTRA (the shim's -cuid=) appended, in own_argv; ARGV itself without EXTRA or when
+ * it would not fit. Every compile the shim runs, cached or not, gets the same arguments. */
+static char** compile_arguments(int argc, char** argv, char* extra) {
+  static char* own_argv[MAX_ARGS];
+  if (!extra || (size_t)argc + 2 > MAX_ARGS)
+    return argv;
+  memcpy(own_argv, argv, (size_t)argc * sizeof *argv);
+  own_argv[argc] = extra;
+  own_argv[argc + 1] = NULL;
+  return own_argv;
+}
+
+static bool build_cache_arguments(char** argv, char* compiler) {
   size_t n = 0;
   cache_argv[n++] = (char*)shim.config.cache_path;
   cache_argv[n++] = compiler;
-  for (int i = 1; i < argc; i++)
+  for (int i = 1; argv[i]; i++) {
+    if (n + 1 >= MAX_ARGS)
+      return false;
     cache_argv[n++] = argv[i];
-  if (extra)
-    cache_argv[n++] = extra;
+  }
   cache_argv[n] = NULL;
   return true;
 }
@@ -349,14 +361,19 @@ int main(int argc, char** argv) {
   char real[PATH_MAX];
   if (!path_in_self_dir(real, compiler->real_name, ""))
     run_without_config(argv, invoked, "path too long");
-  if (wants_direct_exec(argc, argv))
+  if (passes_through(argc, argv))
     exec_original(real, compiler->name, argv);
   struct call_traits call =
     traits_of(argc, argv, getenv("HCC_AMDGPU_TARGET"), getenv("HIPCC_COMPILE_FLAGS_APPEND"));
+  /* From here on the original runs with the shim's -cuid= too (formats.h): the same object with
+   * the cache, without it (SHIMCTL_DISABLE=1) and on every fallback. */
+  char** args = compile_arguments(argc, argv, cuid_argument(compiler, &call));
+  if (env_is("SHIMCTL_DISABLE", "1"))
+    exec_original(real, compiler->name, args);
   if (!call.cached_output) { /* a link, -E, --version: the cache tool would only run it */
     if (shim.config.cache_is_ccache)
       record_uncached_call(call_kind_counter(call.kind));
-    exec_original(real, compiler->name, argv);
+    exec_original(real, compiler->name, args);
   }
 
   /* The user's own CCACHE_COMPILERCHECK wins, as every default does. */
@@ -368,31 +385,30 @@ int main(int argc, char** argv) {
     STRICT_FAIL("cannot establish the toolchain identity: ",
                 shim.config.identity_helper,
                 " identity-check failed");
-    exec_original(real, compiler->name, argv);
+    exec_original(real, compiler->name, args);
   }
   /* The target key rides on shimctl's own key: ccache keyed by identity, or sccache's buster. */
   if ((keyed_by_identity || !ccache) && !build_target_key(compiler, call)) {
     log_event("target-unkeyed", compiler->name);
     if (shim.trace)
       say("the GPU target cannot be keyed (a native target, or the probe failed): uncached", NULL);
-    exec_original(real, compiler->name, argv);
+    exec_original(real, compiler->name, args);
   }
   if (shim.trace && target_key.len)
     say("target key ", target_key.buf, NULL);
   if (build_cache_environment() &&
-      build_cache_arguments(
-        argc, argv, compiler_for_cache(argv0, invoked, known), cuid_argument(compiler, &call))) {
+      build_cache_arguments(args, compiler_for_cache(argv0, invoked, known))) {
     const char* unpinned = NULL;
     if (ccache && !pin_directory_config(&unpinned)) {
       log_event_once("ccache-conf-unpinned", unpinned);
       STRICT_FAIL("cannot keep ccache from reading ", unpinned);
-      exec_original(real, compiler->name, argv);
+      exec_original(real, compiler->name, args);
     }
     const char* unwritable = ccache ? unwritable_ccache_dir(ccache_dir()) : NULL;
     if (unwritable) {
       log_event("cache-dir-unwritable", unwritable);
       STRICT_FAIL("cache directory ", unwritable, " is not writable by this user");
-      exec_original(real, compiler->name, argv);
+      exec_original(real, compiler->name, args);
     }
     if (shim.trace)
       say("cache ", shim.config.cache_path, " ", cache_argv[1], NULL);
@@ -401,5 +417,5 @@ int main(int argc, char** argv) {
     log_event("cache-missing", reason);
     STRICT_FAIL("cache tool ", shim.config.cache_path, " cannot run: ", reason);
   }
-  exec_original(real, compiler->name, argv); /* the cache layer must never fail a compile */
+  exec_original(real, compiler->name, args); /* the cache layer must never fail a compile */
 }

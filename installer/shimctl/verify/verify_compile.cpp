@@ -1,6 +1,5 @@
 #include <algorithm>
 #include <fstream>
-#include <shim/formats.h>
 #include <shimctl/cache/cache_backend.hpp>
 #include <shimctl/cache/shim_config.hpp>
 #include <shimctl/core/layout.hpp>
@@ -278,15 +277,9 @@ void verify_compiles(const Context& context,
                                   sccache_reasons(before, after)) });
   }
 
-  // The shim gives a HIP compile its own -cuid= (shim/formats.h): the reference compile gets the
-  // same, so that the objects compare byte for byte (clang-21 names a symbol after the CUID).
-  auto reference = probe;
-  if (c.verify == VerifyKind::hip) {
-    char cuid[SHIMCTL_CUID_HEX + 1];
-    reference.flags.push_back(
-      SHIMCTL_CUID_FLAG + std::string(shimctl_cuid_value(cuid, probe.file.c_str(), object_name)));
-  }
-  auto direct = compile_in_fresh_dir(compiler, reference, run_options, false);
+  // SHIMCTL_DISABLE=1 through the shim: the original, with the shim's own -cuid= for a HIP compile
+  // (shim/formats.h) as on every compile it runs, so that the objects compare byte for byte.
+  auto direct = compile_in_fresh_dir(compiler, probe, run_options, false);
   if (!direct || !direct->result.ok()) {
     out.push_back({ c.path, "reference", Outcome::warn, "the original alone failed to compile" });
   } else if (direct->object == warm->object) {

@@ -138,7 +138,10 @@ aiter_compile() {
   local b=$TEST_DIR/$1/build/module_scale/build
   mkdir -p "$b/srcs" && cd "$b" || fail "cannot make $b"
   write_kernel srcs/scale_kernel.cu
-  "$2" "${AITER_FLAGS[@]}" -c srcs/scale_kernel.cu -o scale_kernel.o > log 2>&1 \
+  # The reference (the unshimmed hipcc) gets the -cuid= the shim gives the same command.
+  local cuid=()
+  is_shim "$2" || is_shim "$(realpath "$2")" || cuid=(-cuid="$(shim_cuid srcs/scale_kernel.cu scale_kernel.o)")
+  "$2" "${AITER_FLAGS[@]}" "${cuid[@]}" -c srcs/scale_kernel.cu -o scale_kernel.o > log 2>&1 \
     || fail "$2 failed in $1:"$'\n'"$(cat log)"
   [ -s scale_kernel.o ] || fail "no object in $1"
 }
