@@ -125,8 +125,10 @@ void check_link_and_run(const std::string& prefix,
   options.env["CCACHE_NOSTATS"] = "1"; // a link is not cached; do not count it either
   auto link = util::run({ prefix + "/" + invoked, probe.file, "-o", "prog" }, options);
   if (!link || !link->ok()) {
-    out.push_back(
-      { invoked, "link", Outcome::fail, link ? util::first_line(link->err, 200) : link.error().message });
+    out.push_back({ invoked,
+                    "link",
+                    Outcome::fail,
+                    link ? util::first_line(link->err, 200) : link.error().message });
     return;
   }
   auto run = util::run({ scratch->file("prog") });
@@ -222,11 +224,12 @@ void verify_compiles(const Context& context,
 
   auto cold = compile_in_fresh_dir(compiler, probe, shim_options, true);
   if (!cold || !cold->result.ok()) {
-    out.push_back({ c.path,
-                    "compile",
-                    Outcome::fail,
-                    cold ? "a test compile through the shim failed: " + util::first_line(cold->result.err, 200)
-                         : cold.error().message });
+    out.push_back(
+      { c.path,
+        "compile",
+        Outcome::fail,
+        cold ? "a test compile through the shim failed: " + util::first_line(cold->result.err, 200)
+             : cold.error().message });
     return;
   }
   auto before = read_stats(m.cache, run_options);
