@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 #include <shim/formats.h> // the shim config: shared with the shim
 #include <shimctl/build/build_check.hpp>
+#include <shimctl/build/build_files.hpp>
 #include <shimctl/util/dir.hpp>
 #include <shimctl/util/sha256.hpp>
 #include <sstream>
@@ -16,8 +17,6 @@ using util::fail;
 namespace {
 
 namespace fs = std::filesystem;
-
-const std::vector<std::string> languages = { "C", "CXX", "HIP", "CUDA" };
 
 std::string read_text(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);
@@ -34,136 +33,131 @@ std::vector<std::string> lines_of(const std::string& text) {
   return lines;
 }
 
-std::string basename_of(const std::string& path) {
-  return path.substr(path.rfind('/') + 1);
-}
-
-bool names_cache(const std::string& launcher) {
-  // The first word of the launcher: "ccache", "/usr/bin/sccache", "ccache;-s" (a CMake list).
-  auto first = launcher.substr(0, launcher.find_first_of(" ;"));
-  auto name = basename_of(first);
-  return name.starts_with("ccache") || name.starts_with("sccache");
-}
-
-// Per language: what runs before the compiler in each compile command seen.
-struct Seen {
-  std::uint64_t sources = 0;
-  std::vector<std::string> launchers; // one per compile rule/command; "" = none
+// CMakeCache.txt: the generator, and per language the cached compiler and launcher.
+struct CacheEntries {
+  std::string generator;
+  HintsByLanguage hints; // only languages with a cached compiler
 };
 
-// Splits COMMAND at the compiler path: the text before it is the launcher.
-std::string launcher_before(const std::string& command, const std::string& compiler) {
-  auto at = command.find(compiler);
-  if (at == std::string::npos)
-    return "";
-  std::string before = command.substr(0, at);
-  auto flag = before.find("--launcher=");
-  if (flag != std::string::npos) { // $(CMAKE_COMMAND) -E __run_co_compile --launcher=X
-    auto value = before.substr(flag + 11);
-    return value.substr(0, value.find(' '));
-  }
-  while (!before.empty() && (before.back() == ' ' || before.back() == '\t'))
-    before.pop_back();
-  while (!before.empty() && (before.front() == ' ' || before.front() == '\t'))
-    before.erase(0, 1);
-  return before;
-}
-
-void scan_ninja(const fs::path& dir,
-                const std::map<std::string, std::string>& compilers,
-                std::map<std::string, Seen>& seen) {
-  std::map<std::string, std::string> rule_language, rule_launcher;
-  std::string rule;
-  for (const auto& line : lines_of(read_text(dir / "CMakeFiles" / "rules.ninja"))) {
-    if (line.starts_with("rule ")) {
-      rule = line.substr(5);
+CacheEntries read_cmake_cache(const fs::path& file) {
+  CacheEntries cache;
+  std::map<std::string, std::string> launchers;
+  for (const auto& line : lines_of(read_text(file))) {
+    auto colon = line.find(':');
+    auto eq = line.find('=');
+    if (colon == std::string::npos || eq == std::string::npos || colon > eq)
       continue;
-    }
-    if (rule.empty() || !line.starts_with("  command = "))
-      continue;
-    for (const auto& lang : languages)
-      if (rule.starts_with(lang + "_COMPILER__")) {
-        rule_language[rule] = lang;
-        auto it = compilers.find(lang);
-        rule_launcher[rule] =
-          it == compilers.end() ? "" : launcher_before(line.substr(12), it->second);
-      }
-    rule.clear();
-  }
-  std::map<std::string, bool> used;
-  for (const auto& line : lines_of(read_text(dir / "build.ninja"))) {
-    if (!line.starts_with("build "))
-      continue;
-    auto colon = line.find(": ");
-    if (colon == std::string::npos)
-      continue;
-    auto name = line.substr(colon + 2, line.find(' ', colon + 2) - colon - 2);
-    auto it = rule_language.find(name);
-    if (it == rule_language.end())
-      continue;
-    ++seen[it->second].sources;
-    if (!used[name]) {
-      used[name] = true;
-      seen[it->second].launchers.push_back(rule_launcher[name]);
+    auto name = line.substr(0, colon);
+    auto value = line.substr(eq + 1);
+    if (name == "CMAKE_GENERATOR")
+      cache.generator = value;
+    for (const auto& lang : build_languages()) {
+      if (name == "CMAKE_" + lang + "_COMPILER" && !value.empty())
+        cache.hints[lang].compiler = value;
+      if (name == "CMAKE_" + lang + "_COMPILER_LAUNCHER")
+        launchers[lang] = value;
     }
   }
+  for (auto& [lang, hint] : cache.hints)
+    hint.launcher = launchers[lang];
+  return cache;
 }
 
-void scan_makefiles(const fs::path& dir,
-                    const std::map<std::string, std::string>& compilers,
-                    std::map<std::string, Seen>& seen) {
-  std::error_code ec;
-  for (auto it = fs::recursive_directory_iterator(dir, fs::directory_options::none, ec);
-       it != fs::recursive_directory_iterator();
-       it.increment(ec)) {
-    if (ec)
-      break;
-    if (it->path().filename() != "build.make")
-      continue;
-    // Each object's recipe: an echo "Building <LANG> object <obj>", then the compile line.
-    std::string lang;
-    for (const auto& line : lines_of(read_text(it->path()))) {
-      auto building = line.find("\"Building ");
-      if (building != std::string::npos) {
-        auto rest = line.substr(building + 10);
-        lang = rest.substr(0, rest.find(' '));
-        continue;
-      }
-      if (lang.empty() || !line.starts_with("\t") || line.find(" -c ") == std::string::npos)
-        continue;
-      auto compiler = compilers.find(lang);
-      if (compiler != compilers.end()) {
-        ++seen[lang].sources;
-        seen[lang].launchers.push_back(launcher_before(line, compiler->second));
-      }
-      lang.clear();
+// is_shim_path, once per compiler path (it hashes the file).
+class ShimMemo {
+public:
+  explicit ShimMemo(const Context& context)
+    : context_(context) {}
+  bool operator()(const std::string& path) {
+    auto [it, fresh] = known_.try_emplace(path, false);
+    if (fresh)
+      it->second = !path.empty() && is_shim_path(context_, path);
+    return it->second;
+  }
+
+private:
+  const Context& context_;
+  std::map<std::string, bool> known_;
+};
+
+std::string why_uncached(const CompileCommand& uncached, std::uint64_t cached_count) {
+  if (cached_count > 0)
+    return "some compiles without a launcher, compiler is not a shim";
+  if (uncached.launcher.empty())
+    return "no launcher, compiler is not a shim";
+  return "launcher '" + uncached.launcher + "' is not a cache, compiler is not a shim";
+}
+
+// The verdict on one language: cached when every compile command runs a cache as its
+// launcher or runs a shimmed compiler.
+LanguageCheck judge(const std::string& language,
+                    const LanguageCompiles& compiles,
+                    const CompileHints& hints,
+                    ShimMemo& is_shim) {
+  LanguageCheck l;
+  l.language = language;
+  l.sources = compiles.sources;
+  l.cache_compiler = hints.compiler;
+  std::uint64_t launched = 0, shimmed = 0;
+  const CompileCommand* uncached = nullptr;
+  std::string cache_name;
+  for (const auto& command : compiles.commands) {
+    if (l.launcher.empty())
+      l.launcher = command.launcher;
+    if (auto name = launcher_cache_name(command.launcher); !name.empty()) {
+      ++launched;
+      cache_name = cache_name.empty() ? name : cache_name;
+    } else if (is_shim(command.compiler)) {
+      ++shimmed;
+    } else if (!uncached) {
+      uncached = &command;
     }
   }
+  l.compiler = uncached                    ? uncached->compiler
+               : compiles.commands.empty() ? hints.compiler
+                                           : compiles.commands.front().compiler;
+  l.compiler_is_shim = is_shim(l.compiler);
+  l.cached = uncached == nullptr && !compiles.commands.empty();
+  if (!l.cached)
+    l.how = uncached ? why_uncached(*uncached, launched + shimmed) : "no compile command found";
+  else if (shimmed == 0)
+    l.how = "launcher " + cache_name;
+  else
+    l.how = launched == 0 ? "shimmed compiler" : "launcher " + cache_name + " or shimmed compiler";
+  return l;
 }
 
-void scan_compile_commands(const fs::path& file,
-                           const std::map<std::string, std::string>& compilers,
-                           const std::map<std::string, std::string>& cached_launchers,
-                           std::map<std::string, Seen>& seen) {
-  auto j = nlohmann::json::parse(read_text(file), nullptr, false);
-  if (!j.is_array())
-    return;
-  for (const auto& entry : j) {
-    std::string command = entry.value("command", "");
-    std::string lang, compiler;
-    for (const auto& [l, c] : compilers)
-      if (command.find(c + " ") != std::string::npos && c.size() > compiler.size()) {
-        lang = l;
-        compiler = c;
-      }
-    if (command.find(" -x hip ") != std::string::npos && compilers.contains("HIP"))
-      lang = "HIP";
-    if (lang.empty())
-      continue;
-    ++seen[lang].sources;
-    auto it = cached_launchers.find(lang);
-    seen[lang].launchers.push_back(it == cached_launchers.end() ? "" : it->second);
+// Warnings that explain an UNCACHED verdict.
+void add_warnings(BuildCheck& check, const HintsByLanguage& hints) {
+  auto find = [&](const std::string& lang) -> const LanguageCheck* {
+    for (const auto& l : check.languages)
+      if (l.language == lang)
+        return &l;
+    return nullptr;
+  };
+  for (const auto* gpu : { find("HIP"), find("CUDA") }) {
+    const auto* cxx = find("CXX");
+    if (gpu && !gpu->cached && cxx && cxx->cached && launcher_is_cache(cxx->launcher))
+      check.warnings.push_back(
+        fmt::format("CMAKE_CXX_COMPILER_LAUNCHER is set but {} sources compile without one: "
+                    "configure with -DCMAKE_{}_COMPILER_LAUNCHER={}",
+                    gpu->language,
+                    gpu->language,
+                    launcher_cache_name(cxx->launcher)));
   }
+  for (const auto& l : check.languages) {
+    auto it = hints.find(l.language);
+    if (!l.cached && it != hints.end() && launcher_is_cache(it->second.launcher))
+      check.warnings.push_back(
+        fmt::format("CMakeCache.txt sets CMAKE_{}_COMPILER_LAUNCHER={} but {} compiles run "
+                    "without it (a target's {}_COMPILER_LAUNCHER or the project overrides it)",
+                    l.language,
+                    it->second.launcher,
+                    l.language,
+                    l.language));
+  }
+  if (check.languages.empty())
+    check.warnings.push_back("no compile commands found in the build files");
 }
 
 } // namespace
@@ -212,87 +206,34 @@ util::Result<BuildCheck> check_build(const Context& context, const std::string& 
     return fail(ExitCode::usage,
                 "{} has no CMakeCache.txt; pass a configured CMake build directory",
                 build_dir);
+  auto cache = read_cmake_cache(dir / "CMakeCache.txt");
   BuildCheck check;
   check.build_dir = build_dir;
-  std::map<std::string, std::string> compilers, cached_launchers;
-  for (const auto& line : lines_of(read_text(dir / "CMakeCache.txt"))) {
-    auto colon = line.find(':');
-    auto eq = line.find('=');
-    if (colon == std::string::npos || eq == std::string::npos || colon > eq)
-      continue;
-    auto name = line.substr(0, colon);
-    auto value = line.substr(eq + 1);
-    if (name == "CMAKE_GENERATOR")
-      check.generator = value;
-    for (const auto& lang : languages) {
-      if (name == "CMAKE_" + lang + "_COMPILER" && !value.empty())
-        compilers[lang] = value;
-      if (name == "CMAKE_" + lang + "_COMPILER_LAUNCHER")
-        cached_launchers[lang] = value;
-    }
-  }
-  std::map<std::string, Seen> seen;
+  check.generator = cache.generator;
+  CompilesByLanguage seen;
   if (fs::is_regular_file(dir / "CMakeFiles" / "rules.ninja", ec)) {
-    scan_ninja(dir, compilers, seen);
+    seen = scan_ninja(dir, cache.hints);
   } else if (fs::is_regular_file(dir / "Makefile", ec)) {
-    scan_makefiles(dir, compilers, seen);
+    seen = scan_makefiles(dir, cache.hints);
   } else if (fs::is_regular_file(dir / "compile_commands.json", ec)) {
     check.generator = "compile_commands.json";
-    scan_compile_commands(dir / "compile_commands.json", compilers, cached_launchers, seen);
+    seen = scan_compile_commands(dir / "compile_commands.json", cache.hints);
   } else {
     return fail(ExitCode::usage,
                 "{} has neither build.ninja, Makefiles nor compile_commands.json; "
                 "run the CMake configure step first",
                 build_dir);
   }
-
-  for (const auto& lang : languages) {
+  ShimMemo is_shim(context);
+  for (const auto& lang : build_languages()) {
     auto it = seen.find(lang);
     if (it == seen.end() || it->second.sources == 0)
       continue;
-    LanguageCheck l;
-    l.language = lang;
-    l.compiler = compilers[lang];
-    l.sources = it->second.sources;
-    l.compiler_is_shim = is_shim_path(context, l.compiler);
-    bool all_launched = true;
-    for (const auto& launcher : it->second.launchers) {
-      if (!launcher.empty() && l.launcher.empty())
-        l.launcher = launcher;
-      all_launched = all_launched && names_cache(launcher);
-    }
-    if (all_launched) {
-      l.cached = true;
-      l.how = "launcher " + basename_of(l.launcher.substr(0, l.launcher.find_first_of(" ;")));
-    } else if (l.compiler_is_shim) {
-      l.cached = true;
-      l.how = "shimmed compiler";
-    } else {
-      l.how = l.launcher.empty() ? "no launcher, compiler is not a shim"
-              : names_cache(l.launcher)
-                ? "some compiles without a launcher, compiler is not a shim"
-                : "launcher '" + l.launcher + "' is not a cache, compiler is not a shim";
-    }
-    check.languages.push_back(l);
+    auto hint = cache.hints.find(lang);
+    check.languages.push_back(
+      judge(lang, it->second, hint == cache.hints.end() ? CompileHints{} : hint->second, is_shim));
   }
-  auto find = [&](const std::string& lang) -> const LanguageCheck* {
-    for (const auto& l : check.languages)
-      if (l.language == lang)
-        return &l;
-    return nullptr;
-  };
-  for (const auto* gpu : { find("HIP"), find("CUDA") }) {
-    const auto* cxx = find("CXX");
-    if (gpu && !gpu->cached && cxx && cxx->cached && !cxx->launcher.empty())
-      check.warnings.push_back(
-        fmt::format("CMAKE_CXX_COMPILER_LAUNCHER is set but {} sources compile without one: "
-                    "configure with -DCMAKE_{}_COMPILER_LAUNCHER={}",
-                    gpu->language,
-                    gpu->language,
-                    basename_of(cxx->launcher.substr(0, cxx->launcher.find_first_of(" ;")))));
-  }
-  if (check.languages.empty())
-    check.warnings.push_back("no compile commands found in the build files");
+  add_warnings(check, cache.hints);
   return check;
 }
 

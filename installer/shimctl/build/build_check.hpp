@@ -1,7 +1,9 @@
 // `shimctl check-build BUILD_DIR`: does each language a CMake build tree compiles go through a
-// compiler cache? Reads CMakeCache.txt (compilers, cached launchers), the generated build files
-// (Ninja: CMakeFiles/rules.ninja + build.ninja; Makefiles: */flags.make + */build.make) for the
-// compile commands actually run, and compile_commands.json when neither is there.
+// compiler cache? Judges the compile commands the generated build files really run
+// (build/build_files.*: Ninja, Makefiles, else compile_commands.json): each must run a cache
+// as its launcher or a shimmed compiler. CMakeCache.txt gives the generator, the cached
+// compilers and launchers (CMAKE_<LANG>_COMPILER[_LAUNCHER]): hints to split a command, the
+// launcher of compile_commands.json entries, and what the report compares against.
 #pragma once
 
 #include <cstdint>
@@ -13,10 +15,12 @@
 namespace shimctl::core {
 
 struct LanguageCheck {
-  std::string language;      // C, CXX, HIP, CUDA
-  std::string compiler;      // CMAKE_<LANG>_COMPILER
-  std::string launcher;      // what runs before the compiler in the compile commands ("" = none)
-  std::uint64_t sources = 0; // compiles of this language in the build files
+  std::string language;       // C, CXX, HIP, CUDA
+  std::string compiler;       // what the compile commands run (the first uncached one's, if any)
+  std::string cache_compiler; // CMAKE_<LANG>_COMPILER in CMakeCache.txt (may differ: a project
+                              // can set CMAKE_<LANG>_COMPILER after project())
+  std::string launcher;       // what runs before the compiler in the compile commands ("" = none)
+  std::uint64_t sources = 0;  // compiles of this language in the build files
   bool compiler_is_shim = false;
   bool cached = false;
   std::string how; // "launcher ccache", "shimmed compiler", or why not

@@ -64,6 +64,13 @@ int run_measure(const MeasureArgs& args, Warnings& warnings) {
   return s.exit_code;
 }
 
+// The compiler CMakeCache.txt names, when the rules run another one.
+std::string cache_compiler_note(const core::LanguageCheck& l) {
+  if (l.cache_compiler.empty() || l.cache_compiler == l.compiler)
+    return "";
+  return fmt::format("; CMakeCache.txt names {}", l.cache_compiler);
+}
+
 int run_check(core::Context& context, const std::string& dir, bool json, Warnings& warnings) {
   attach_progress(context, json);
   auto check = core::check_build(context, dir);
@@ -76,6 +83,7 @@ int run_check(core::Context& context, const std::string& dir, bool json, Warning
     for (const auto& l : check->languages)
       langs.push_back({ { "language", l.language },
                         { "compiler", l.compiler },
+                        { "cache_compiler", l.cache_compiler },
                         { "launcher", l.launcher },
                         { "sources", l.sources },
                         { "compiler_is_shim", l.compiler_is_shim },
@@ -88,12 +96,13 @@ int run_check(core::Context& context, const std::string& dir, bool json, Warning
                warnings);
   } else {
     for (const auto& l : check->languages)
-      fmt::print("{:<5} {:>4} compile(s)  {:<8}  {}  ({})\n",
+      fmt::print("{:<5} {:>4} compile(s)  {:<8}  {}  ({}{})\n",
                  l.language,
                  l.sources,
                  l.cached ? "cached" : "UNCACHED",
                  l.how,
-                 l.compiler);
+                 l.compiler,
+                 cache_compiler_note(l));
     std::fflush(stdout); // the table, then the warnings about it
     for (const auto& w : check->warnings)
       warnings.add(w);

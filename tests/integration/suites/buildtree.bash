@@ -4,9 +4,15 @@
 #
 # CMake 3.25's HIP language with Debian's ROCm 5.2 needs help here: hip-lang's config is found
 # through PREFIX/lib/cmake/hip-lang (a link to Debian's) with CMAKE_PREFIX_PATH for its
-# dependencies and CMAKE_LIBRARY_PATH for clang_rt.builtins; the compiler check is skipped
-# (CMAKE_HIP_COMPILER_FORCED) because Debian's hip-lang adds `-isystem /usr/include`, which
-# breaks libstdc++'s #include_next <math.h> unless /usr/include is an implicit include dir.
+# dependencies (clang_rt.builtins it finds in the prefix's clang resource dir); the compiler
+# check is skipped (CMAKE_HIP_COMPILER_FORCED) because Debian's hip-lang adds
+# `-isystem /usr/include`, which breaks libstdc++'s #include_next <math.h> unless /usr/include
+# is an implicit include dir.
+#
+# find_package(hip) needs no help: make-rocm-prefix gives the prefix its own hip package
+# (test_find_package_hip). A project shaped like HIP's own tests, which sets CMAKE_CXX_COMPILER
+# to hipcc after project(), is what check-build must judge by its rules rather than by
+# CMakeCache.txt (test_check_build_compiler_after_project, Ninja and Makefiles).
 
 suite_requires() {
   command -v ccache >/dev/null && command -v cmake >/dev/null && command -v ninja >/dev/null \
@@ -15,7 +21,7 @@ suite_requires() {
     && command -v python3 >/dev/null
 }
 
-# A prefix, built once per suite: SHIMMED is installed (clang wrapped), PLAIN is not.
+# A prefix, built once per suite: SHIMMED is installed (clang and hipcc wrapped), PLAIN is not.
 prefixes() {
   SHIMMED=$SUITE_TMP/shimmed PLAIN=$SUITE_TMP/plain
   local p
@@ -26,7 +32,7 @@ prefixes() {
     ln -s /usr/lib/x86_64-linux-gnu/cmake/hip-lang "$p/lib/cmake/hip-lang"
   done
   [ -f "$SHIMMED/.shimctl/manifest.json" ] || "$SHIMCTL" install "$SHIMMED" --no-verify \
-    --compilers clang --cache-dir "$SUITE_TMP/unused-cache" >/dev/null 2>&1 || fail "install"
+    --compilers clang,hipcc --cache-dir "$SUITE_TMP/unused-cache" >/dev/null 2>&1 || fail "install"
   export CCACHE_DIR=$TEST_DIR/ccache  # this test's own cache (the shim's default only fills unset)
 }
 
@@ -46,11 +52,10 @@ CM
 
 # configure BUILD PREFIX [CMAKE ARGS...]: C, C++ and HIP compilers from PREFIX/llvm/bin.
 configure() {
-  local build=$1 p=$2 rt
+  local build=$1 p=$2
   shift 2
   project
-  rt=$(ls -d /usr/lib/llvm-15/lib/clang/15*/lib/linux | head -1)
-  CMAKE_LIBRARY_PATH=$rt CMAKE_PREFIX_PATH=/usr/lib/x86_64-linux-gnu/cmake \
+  CMAKE_PREFIX_PATH=/usr/lib/x86_64-linux-gnu/cmake \
     cmake -S "$SRC" -B "$build" -G Ninja -DCMAKE_C_COMPILER="$p/llvm/bin/clang" \
     -DCMAKE_CXX_COMPILER="$p/llvm/bin/clang++" -DCMAKE_HIP_COMPILER="$p/llvm/bin/clang++" \
     -DCMAKE_HIP_ARCHITECTURES=gfx90a -DCMAKE_HIP_COMPILER_ROCM_ROOT="$p" \
@@ -123,4 +128,97 @@ test_check_build_verdicts() {
 
   out=$("$SHIMCTL" check-build "$TEST_DIR" 2>&1); rc=$?
   expect_eq 2 "$rc" "not a build dir ($out)"
+}
+
+# A project shaped like HIP's own tests: project(x LANGUAGES CXX), then CMAKE_CXX_COMPILER set to
+# hipcc (so CMakeCache.txt keeps naming the C++ compiler CMake found), find_package(hip) from
+# CMAKE_PREFIX_PATH, a HIP kernel in a .cpp, and a subdirectory (Makefiles: `cd sub && ...`).
+late_project() {
+  LATE=$SUITE_TMP/late-project
+  [ -d "$LATE" ] && return
+  mkdir -p "$LATE/sub"
+  cat > "$LATE/CMakeLists.txt" <<'CM'
+cmake_minimum_required(VERSION 3.16)
+project(x LANGUAGES CXX)
+set(CMAKE_CXX_COMPILER ${HIPCC})
+find_package(hip REQUIRED)
+message(STATUS "hip_DIR=${hip_DIR}")
+message(STATUS "HIP_CLANG_INCLUDE_PATH=${HIP_CLANG_INCLUDE_PATH}")
+add_subdirectory(sub)
+add_executable(k k.cpp util.cpp)
+target_link_libraries(k hip::device sub)
+CM
+  echo 'add_library(sub STATIC sub.cpp)' > "$LATE/sub/CMakeLists.txt"
+  echo 'int sub() { return 0; }' > "$LATE/sub/sub.cpp"
+  echo 'int util() { return 0; }' > "$LATE/util.cpp"
+  printf '#include <hip/hip_runtime.h>\n__global__ void k(int* p) { p[threadIdx.x] = 1; }\nint util();\nint sub();\nint main() { return util() + sub(); }\n' > "$LATE/k.cpp"
+}
+
+# configure_late BUILD PREFIX GENERATOR [CMAKE ARGS...]: the late project against PREFIX's hipcc.
+configure_late() {
+  local build=$1 p=$2 gen=$3
+  shift 3
+  late_project
+  CMAKE_PREFIX_PATH=$p cmake -S "$LATE" -B "$build" -G "$gen" -DHIPCC="$p/bin/hipcc" \
+    -DGPU_TARGETS=gfx90a -DAMDGPU_TARGETS=gfx90a "$@" > "$build.configure.log" 2>&1 \
+    || fail "configure $build failed: $(tail -20 "$build.configure.log")"
+}
+
+test_find_package_hip() {
+  TEST "make-rocm-prefix: find_package(hip) finds the prefix's own package; its clang++ builds"
+  prefixes
+  local log
+  # The prefix's clang++ as the compiler from the start (hip-config takes clang's root from it);
+  # hipcc set after project(): test_check_build_compiler_after_project.
+  late_project
+  CMAKE_PREFIX_PATH=$PLAIN cmake -S "$LATE" -B "$TEST_DIR/clang" -G Ninja \
+    -DCMAKE_CXX_COMPILER="$PLAIN/llvm/bin/clang++" -DHIPCC="$PLAIN/llvm/bin/clang++" \
+    -DGPU_TARGETS=gfx90a -DAMDGPU_TARGETS=gfx90a > "$TEST_DIR/clang.log" 2>&1 \
+    || fail "configure with clang++ failed: $(tail -20 "$TEST_DIR/clang.log")"
+  log=$(cat "$TEST_DIR/clang.log")
+  expect_contains "$log" "hip_DIR=$PLAIN/lib/x86_64-linux-gnu/cmake/hip" "the prefix's hip package"
+  expect_contains "$log" "HIP_CLANG_INCLUDE_PATH=$PLAIN/llvm/lib/clang/15.0.6/include" "clang's headers"
+  cmake --build "$TEST_DIR/clang" -v > "$TEST_DIR/clang.build.log" 2>&1 \
+    || fail "build with clang++ failed: $(tail -20 "$TEST_DIR/clang.build.log")"
+  expect_eq 4 "$(grep -cE "^\[[0-9]/[0-9]\] (: && )?$PLAIN/llvm/bin/clang\+\+ " "$TEST_DIR/clang.build.log")" \
+    "steps run by the prefix's clang++ (3 compiles, 1 link)"
+  file "$TEST_DIR/clang/k" | grep -q ELF || fail "no executable k"
+}
+
+test_check_build_compiler_after_project() {
+  TEST "check-build: CMAKE_CXX_COMPILER set after project(): shimmed hipcc cached, plain UNCACHED, plain + ccache cached"
+  prefixes
+  local gen b out rc
+  for gen in Ninja "Unix Makefiles"; do
+    b=$TEST_DIR/${gen// /_}
+    configure_late "$b-shimmed" "$SHIMMED" "$gen"
+    out=$("$SHIMCTL" check-build "$b-shimmed" 2>&1) || fail "$gen, shimmed hipcc: exit $? ($out)"
+    expect_contains "$out" "CXX      3 compile(s)  cached    shimmed compiler  ($SHIMMED/bin/hipcc; CMakeCache.txt names " "$gen, shimmed hipcc"
+
+    configure_late "$b-plain" "$PLAIN" "$gen"
+    # find_package(hip) used the prefix's package and clang (make-rocm-prefix).
+    expect_contains "$(cat "$b-plain.configure.log")" "hip_DIR=$PLAIN/lib/x86_64-linux-gnu/cmake/hip" "$gen: hip_DIR"
+    expect_contains "$(cat "$b-plain.configure.log")" "HIP_CLANG_INCLUDE_PATH=$PLAIN/llvm/lib/clang/15.0.6/include" "$gen: clang's headers"
+    out=$("$SHIMCTL" check-build "$b-plain" 2>&1); rc=$?
+    expect_eq 1 "$rc" "$gen, plain hipcc: exit code ($out)"
+    expect_contains "$out" "CXX      3 compile(s)  UNCACHED  no launcher, compiler is not a shim  ($PLAIN/bin/hipcc; " "$gen, plain hipcc"
+
+    configure_late "$b-launcher" "$PLAIN" "$gen" -DCMAKE_CXX_COMPILER_LAUNCHER=ccache
+    out=$("$SHIMCTL" check-build "$b-launcher" 2>&1) || fail "$gen, plain hipcc + ccache: exit $? ($out)"
+    expect_contains "$out" "CXX      3 compile(s)  cached    launcher ccache  ($PLAIN/bin/hipcc; " "$gen, launcher"
+    "$SHIMCTL" check-build "$b-launcher" --json > "$b-launcher.json"
+    expect_eq "True ccache $PLAIN/bin/hipcc" "$(json_field "$b-launcher.json" '"%s %s %s" % (d["ok"], d["languages"][0]["launcher"], d["languages"][0]["compiler"])')" "$gen, launcher: JSON"
+  done
+  # The verdicts are what the builds do: the shimmed tree's 3 compiles reach ccache, the plain
+  # tree's none, the launcher tree's 3.
+  "$SHIMCTL" measure --json -- cmake --build "$TEST_DIR/Ninja-shimmed" > "$TEST_DIR/shimmed.json" \
+    2>"$TEST_DIR/shimmed.err" || fail "shimmed build failed: $(tail -20 "$TEST_DIR/shimmed.err")"
+  expect_eq 3 "$(json_field "$TEST_DIR/shimmed.json" 'd["compiles"]')" "compiles through the shim"
+  "$SHIMCTL" measure --json -- cmake --build "$TEST_DIR/Unix_Makefiles-plain" > "$TEST_DIR/plain.json" \
+    2>"$TEST_DIR/plain.err" || fail "plain build failed: $(tail -20 "$TEST_DIR/plain.err")"
+  expect_eq 0 "$(json_field "$TEST_DIR/plain.json" 'd["compiles"]')" "compiles through plain hipcc"
+  file "$TEST_DIR/Unix_Makefiles-plain/k" | grep -q ELF || fail "plain hipcc built no executable k"
+  "$SHIMCTL" measure --json -- cmake --build "$TEST_DIR/Unix_Makefiles-launcher" > "$TEST_DIR/launcher.json" \
+    2>"$TEST_DIR/launcher.err" || fail "launcher build failed: $(tail -20 "$TEST_DIR/launcher.err")"
+  expect_eq 3 "$(json_field "$TEST_DIR/launcher.json" 'd["compiles"]')" "compiles through the launcher"
 }
