@@ -373,6 +373,7 @@ int main(int argc, char** argv) {
   if (!call.cached_output) { /* a link, -E, --version: the cache tool would only run it */
     if (shim.config.cache_is_ccache)
       record_uncached_call(call_kind_counter(call.kind));
+    putenv(active_entry); /* hipcc's own clang++ call (a shim too) passes straight through */
     exec_original(real, compiler->name, args);
   }
 

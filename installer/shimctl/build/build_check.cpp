@@ -7,6 +7,7 @@
 #include <shimctl/build/build_files.hpp>
 #include <shimctl/util/dir.hpp>
 #include <shimctl/util/sha256.hpp>
+#include <shimctl/util/text.hpp>
 #include <sstream>
 
 namespace shimctl::core {
@@ -18,21 +19,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string read_text(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream out;
-  out << in.rdbuf();
-  return out.str();
-}
-
-std::vector<std::string> lines_of(const std::string& text) {
-  std::vector<std::string> lines;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);)
-    lines.push_back(line);
-  return lines;
-}
-
 // CMakeCache.txt: the generator, and per language the cached compiler and launcher.
 struct CacheEntries {
   std::string generator;
@@ -42,7 +28,7 @@ struct CacheEntries {
 CacheEntries read_cmake_cache(const fs::path& file) {
   CacheEntries cache;
   std::map<std::string, std::string> launchers;
-  for (const auto& line : lines_of(read_text(file))) {
+  for (const auto& line : util::lines_of(util::read_text_file(file.string()))) {
     auto colon = line.find(':');
     auto eq = line.find('=');
     if (colon == std::string::npos || eq == std::string::npos || colon > eq)
@@ -174,7 +160,8 @@ bool is_shim_path(const Context& context, const std::string& path) {
   if (!real)
     return false;
   auto [dir_path, name] = util::split_relative(*real);
-  auto conf = lines_of(read_text(fs::path(dir_path) / SHIMCTL_CONFIG_NAME));
+  auto conf =
+    util::lines_of(util::read_text_file((fs::path(dir_path) / SHIMCTL_CONFIG_NAME).string()));
   const std::string compiler_line = std::string(shimctl_directive_name(SHIMCTL_COMPILER)) + " ";
   const std::string state_line = std::string(shimctl_directive_name(SHIMCTL_STATE)) + " ";
   bool listed = false;
@@ -194,8 +181,8 @@ bool is_shim_path(const Context& context, const std::string& path) {
     return true;
   if (state.empty())
     return false;
-  auto manifest =
-    nlohmann::json::parse(read_text(fs::path(state) / "manifest.json"), nullptr, false);
+  auto manifest = nlohmann::json::parse(
+    util::read_text_file((fs::path(state) / "manifest.json").string()), nullptr, false);
   return manifest.is_object() && manifest.value("shim_sha256", "") == *digest;
 }
 

@@ -3,6 +3,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <shimctl/build/build_files.hpp>
+#include <shimctl/util/text.hpp>
 #include <sstream>
 
 namespace shimctl::core {
@@ -10,21 +11,6 @@ namespace shimctl::core {
 namespace {
 
 namespace fs = std::filesystem;
-
-std::string read_text(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream out;
-  out << in.rdbuf();
-  return out.str();
-}
-
-std::vector<std::string> lines_of(const std::string& text) {
-  std::vector<std::string> lines;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);)
-    lines.push_back(line);
-  return lines;
-}
 
 const CompileHints& hints_for(const HintsByLanguage& hints, const std::string& language) {
   static const CompileHints none;
@@ -45,7 +31,7 @@ struct NinjaRule {
 std::map<std::string, NinjaRule> ninja_compile_rules(const fs::path& file) {
   std::map<std::string, NinjaRule> rules;
   std::string rule;
-  for (const auto& line : lines_of(read_text(file))) {
+  for (const auto& line : util::lines_of(util::read_text_file(file.string()))) {
     if (line.starts_with("rule ")) {
       rule = line.substr(5);
       continue;
@@ -170,7 +156,8 @@ CompilesByLanguage scan_ninja(const fs::path& build_dir, const HintsByLanguage& 
     rule = nullptr;
     variables.clear();
   };
-  for (const auto& line : lines_of(read_text(build_dir / "build.ninja"))) {
+  for (const auto& line :
+       util::lines_of(util::read_text_file((build_dir / "build.ninja").string()))) {
     if (rule && ninja_binding(line, variables))
       continue;
     finish();
@@ -194,7 +181,7 @@ CompilesByLanguage scan_makefiles(const fs::path& build_dir, const HintsByLangua
       continue;
     // Each object's recipe: an echo "Building <LANG> object <obj>", then the compile line.
     std::string lang;
-    for (const auto& line : lines_of(read_text(it->path()))) {
+    for (const auto& line : util::lines_of(util::read_text_file(it->path().string()))) {
       auto building = line.find("\"Building ");
       if (building != std::string::npos) {
         auto rest = line.substr(building + 10);
@@ -215,7 +202,7 @@ CompilesByLanguage scan_makefiles(const fs::path& build_dir, const HintsByLangua
 
 CompilesByLanguage scan_compile_commands(const fs::path& file, const HintsByLanguage& hints) {
   CompilesByLanguage seen;
-  auto j = nlohmann::json::parse(read_text(file), nullptr, false);
+  auto j = nlohmann::json::parse(util::read_text_file(file.string()), nullptr, false);
   if (!j.is_array())
     return seen;
   for (const auto& entry : j) {

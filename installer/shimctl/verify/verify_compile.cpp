@@ -85,13 +85,6 @@ Probe probe_for(const std::string& invoked,
   return { "x.c", c_source, {} };
 }
 
-std::string read_text(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
 struct Compile {
   util::RunResult result;
   std::string object;
@@ -110,7 +103,7 @@ util::Result<Compile> compile_in_fresh_dir(const std::string& compiler,
   argv.insert(argv.end(), probe.flags.begin(), probe.flags.end());
   argv.insert(argv.end(), { "-c", probe.file, "-o", object_name });
   TRY_ASSIGN(auto r, util::run(argv, options));
-  return Compile{ r, read_text(scratch.file(object_name)) };
+  return Compile{ r, util::read_text_file(scratch.file(object_name)) };
 }
 
 void check_link_and_run(const std::string& prefix,
@@ -255,7 +248,7 @@ void verify_compiles(const Context& context,
       fmt::format("{} through the shim: {} bytes of object", probe.file, warm->object.size()) });
 
   if (m.cache.kind == "ccache") {
-    auto outcome = ccache_log_outcome(read_text(log_path));
+    auto outcome = ccache_log_outcome(util::read_text_file(log_path));
     out.push_back({ c.path,
                     "cache hit",
                     outcome.hit ? Outcome::pass : Outcome::fail,

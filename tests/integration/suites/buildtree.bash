@@ -222,3 +222,33 @@ test_check_build_compiler_after_project() {
     2>"$TEST_DIR/launcher.err" || fail "launcher build failed: $(tail -20 "$TEST_DIR/launcher.err")"
   expect_eq 3 "$(json_field "$TEST_DIR/launcher.json" 'd["compiles"]')" "compiles through the launcher"
 }
+
+test_measure_names_calls_no_cache_can_store() {
+  TEST "measure: Inductor's one-step calls, links and -E probes are named by kind, never counted as misses"
+  prefixes
+  mkdir -p "$TEST_DIR/w" && cd "$TEST_DIR/w" || fail "cd"
+  printf '#include <hip/hip_runtime.h>\n__global__ void k(float* x) { x[threadIdx.x] *= 2; }\nextern "C" int f() { return 1; }\n' > k.cpp
+  # PyTorch Inductor's ROCm shape: realpath(ROCM_HOME/llvm/bin/clang), one step to a shared object
+  # (an explicit --offload-arch here: there is no GPU for "native").
+  local clang
+  clang=$(realpath "$SHIMMED/llvm/bin/clang")
+  cat > build.sh <<EOF
+set -e
+"$clang" -x hip --offload-arch=gfx90a -fPIC -shared -O2 k.cpp -o k.so
+"$SHIMMED/bin/hipcc" -x hip --offload-arch=gfx90a -fPIC -c k.cpp -o k.o
+"$SHIMMED/bin/hipcc" -shared k.o -o k2.so
+"$SHIMMED/bin/hipcc" -mcumode -x hip -E -P /dev/null -o /dev/null
+EOF
+  "$SHIMCTL" measure --json -- bash build.sh > m.json 2> m.err || fail "the build failed: $(tail -5 m.err)"
+  [ -s k.so ] && [ -s k2.so ] || fail "no shared objects built"
+  expect_eq "1 0 1" "$(json_field m.json '"%d %d %d" % (d["compiles"], d["hits"], d["misses"])')" "compiles hits misses"
+  expect_eq "1 1 1" "$(json_field m.json '"%d %d %d" % tuple(d["uncacheable"].get(k, 0) for k in ("one_step_compile_and_link", "called_for_link", "called_for_preprocessing")))')" \
+    "one-step, link and -E calls"
+  # Only the -c compile reached ccache.
+  expect_eq 1 "$(ccache_stat "$CCACHE_DIR" cache_miss)" "ccache's misses"
+  expect_eq 0 "$(ccache_stat "$CCACHE_DIR" called_for_link)" "links ccache saw"
+  local out
+  out=$("$SHIMCTL" measure -- bash build.sh 2>&1 >/dev/null) || fail "second build failed"
+  expect_contains "$out" "1 compiles through the cache: 1 hits, 0 misses" "text summary"
+  expect_contains "$out" "1 one_step_compile_and_link" "text names the one-step call"
+}
