@@ -10,7 +10,7 @@
  * The memo is the user's own file under ${XDG_CACHE_HOME:-$HOME/.cache}/shimctl/probes (the rule
  * of the user's identity snapshot: read only when owned by this user and writable by nobody
  * else; never in the prefix, where another user could plant one). A probe that fails is not
- * memoised: the next call runs it again. */
+ * memoised, nor one whose files changed in the last SETTLE_SECONDS: the next call runs it again. */
 #define _GNU_SOURCE
 #include "probe_memo.h"
 
@@ -24,6 +24,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #define MEMO_HEADER "shimctl-probe-memo 1\n"
@@ -37,11 +38,23 @@ static const char* const visibility_variables[] = {
   "ROCM_TARGET_LST",      "CUDA_DEVICE_ORDER",        NULL
 };
 
+/* The newest mtime or ctime among the files the validity names (seconds). */
+static long long newest_change;
+
+/* A file changed less than this many seconds ago may change again within the same timestamp
+ * tick (file systems keep them at 1-10 ms, some at 1-2 s): its stat data would not show it, so
+ * the answer is not memoised until the file has been left alone this long ("racily clean"). */
+#define SETTLE_SECONDS 2
+
 static bool add_stat(struct target_key* v, const char* label, const char* path) {
   struct stat st;
   char n[5][24];
   if (stat(path, &st) != 0)
     return key_append(v, label, path, " none\n");
+  if (st.st_mtim.tv_sec > newest_change)
+    newest_change = st.st_mtim.tv_sec;
+  if (st.st_ctim.tv_sec > newest_change)
+    newest_change = st.st_ctim.tv_sec;
   return key_append(v, label, path, " ") &&
          key_append(v,
                     shimctl_decimal((unsigned long long)st.st_dev, n[0]),
@@ -204,7 +217,8 @@ bool run_probe_memoised(const char* probe, char* out, size_t cap, size_t* len, i
   char* args[] = { (char*)probe, NULL };
   if (!run_and_read(args, out, cap, len, status))
     return false;
-  if (memo && *len < cap - 1 && WIFEXITED(*status) && WEXITSTATUS(*status) == 0)
+  if (memo && *len < cap - 1 && WIFEXITED(*status) && WEXITSTATUS(*status) == 0 &&
+      (long long)time(NULL) - newest_change >= SETTLE_SECONDS)
     write_memo(path, dir_len, &valid, out, *len);
   if (shim.trace)
     say("probe ran: ", probe, NULL);

@@ -242,7 +242,7 @@ EOF
   "$SHIMCTL" measure --json -- bash build.sh > m.json 2> m.err || fail "the build failed: $(tail -5 m.err)"
   [ -s k.so ] && [ -s k2.so ] || fail "no shared objects built"
   expect_eq "1 0 1" "$(json_field m.json '"%d %d %d" % (d["compiles"], d["hits"], d["misses"])')" "compiles hits misses"
-  expect_eq "1 1 1" "$(json_field m.json '"%d %d %d" % tuple(d["uncacheable"].get(k, 0) for k in ("one_step_compile_and_link", "called_for_link", "called_for_preprocessing")))')" \
+  expect_eq "1 1 1" "$(json_field m.json '"%d %d %d" % tuple(d["uncacheable"].get(k, 0) for k in ("one_step_compile_and_link", "called_for_link", "called_for_preprocessing"))')" \
     "one-step, link and -E calls"
   # Only the -c compile reached ccache.
   expect_eq 1 "$(ccache_stat "$CCACHE_DIR" cache_miss)" "ccache's misses"

@@ -122,8 +122,9 @@ test_device_library_swap() {
 
 # asks OUT: compiles m.hip to OUT through the shim; prints how often the shim asked its identity
 # helper to re-hash (its trace line).
-asks() {
-  SHIMCTL_SHIM_TRACE=1 "$P/bin/hipcc" "${HIP_FLAGS[@]}" -o "$1" 2>&1 | grep -c 'identity snapshot stale'
+asks() { # (one output name for every compile: the shim's CUID follows -o; then moved to OUT)
+  SHIMCTL_SHIM_TRACE=1 "$P/bin/hipcc" "${HIP_FLAGS[@]}" -o m.o 2>&1 | grep -c 'identity snapshot stale'
+  mv m.o "$1"
 }
 
 test_guard_asks_the_helper_only_after_a_change() {
@@ -150,8 +151,9 @@ test_guard_asks_the_helper_only_after_a_change() {
 # to OUT through the shim with its trace on; the trace goes to $TEST_DIR/NAME.trace.
 as_user() {
   runuser -u nobody -- env HOME="$TEST_DIR/home" CCACHE_DIR="$TEST_DIR/ucache" \
-    SHIMCTL_SHIM_TRACE=1 "$P/bin/hipcc" "${HIP_FLAGS[@]}" -o "$TEST_DIR/out/$2" \
-    2>"$TEST_DIR/$1.trace" || fail "compile as nobody failed: $(cat "$TEST_DIR/$1.trace")"
+    SHIMCTL_SHIM_TRACE=1 "$P/bin/hipcc" "${HIP_FLAGS[@]}" -o "$TEST_DIR/out/m.o" \
+    2>"$TEST_DIR/$1.trace" && mv "$TEST_DIR/out/m.o" "$TEST_DIR/out/$2" \
+    || fail "compile as nobody failed: $(cat "$TEST_DIR/$1.trace")"
 }
 
 test_user_who_cannot_write_the_prefix_rehashes_once() {
@@ -242,6 +244,13 @@ test_gpu_target_outside_the_command_line() {
   expect_same_file a90.o auto90b.o
 }
 
+# settled FILE...: every FILE was last changed (mtime and ctime) 2 s ago or more: the shim memoises
+# a probe's answer only then (a change within one timestamp tick would not show in stat data).
+settled() {
+  local f now; now=$(date +%s)
+  for f in "$@"; do [ $((now - $(stat -c %Y "$f"))) -ge 2 ] && [ $((now - $(stat -c %Z "$f"))) -ge 2 ] || return 1; done
+}
+
 test_target_probe_memo() {
   TEST "the GPU probe runs once across compiles; a new enumerator, visibility or namespace probes again"
   new_rocm rocm
@@ -252,6 +261,7 @@ test_target_probe_memo() {
   local enum=$P/bin/rocm_agent_enumerator runs=$TEST_DIR/enum.runs i
   # It counts the shim's runs only (hipcc runs it too, under ccache: SHIMCTL_ACTIVE set).
   printf '#!/bin/sh\n[ -n "$SHIMCTL_ACTIVE" ] || echo run >> %s\necho gfx000\necho gfx90a\n' "$runs" > "$enum"
+  wait_until 10 "the enumerator to settle" settled "$enum"
   for i in 1 2 3 4 5; do hip_noarch n$i.o; done
   expect_eq 1 "$(wc -l < "$runs")" "enumerator runs for 5 compiles"
   expect_counts 4 1
@@ -276,6 +286,7 @@ test_target_probe_memo() {
   expect_eq 5 "$(wc -l < "$runs")" "runs with a memo owned by another user"
   # The enumerator changes (another GPU): probed again, the other GPU's object, never this one's.
   printf '#!/bin/sh\n[ -n "$SHIMCTL_ACTIVE" ] || echo run >> %s\necho gfx000\necho gfx1030\n' "$runs" > "$enum"
+  wait_until 10 "the enumerator to settle" settled "$enum"
   hip_noarch g1030.o
   hip_noarch g1030b.o
   expect_eq 6 "$(wc -l < "$runs")" "runs after the enumerator changed"
@@ -295,6 +306,7 @@ test_real_enumerator_with_target_lst() {
   mkdir -p "$HOME"
   cp /usr/bin/rocm_agent_enumerator "$P/bin/rocm_agent_enumerator"
   echo gfx90a > "$P/bin/target.lst"
+  wait_until 10 "the enumerator and target.lst to settle" settled "$P/bin/rocm_agent_enumerator" "$P/bin/target.lst"
   hip_noarch a1.o
   hip_noarch a2.o
   expect_counts 1 1
@@ -303,7 +315,7 @@ test_real_enumerator_with_target_lst() {
   expect_contains "$(cat trace)" "probe answer from the memo" "trace of a memoised probe"
   touch_until_changed "$P/bin/target.lst"
   echo gfx1030 > "$P/bin/target.lst"
-  hip_noarch b1.o
+  hip_noarch b1.o # (a fresh target.lst: probed, not yet memoised)
   expect_counts 2 2
   FRESH=1 HCC_AMDGPU_TARGET=gfx1030 hip_noarch fresh1030.o
   expect_same_file fresh1030.o b1.o

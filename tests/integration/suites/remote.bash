@@ -86,7 +86,8 @@ test_machine_a_populates_redis_machine_b_hits() {
   expect_eq 0 "$(dbsize)" "keys before any compile"
   cd "$TEST_DIR" || fail cd
   on_machine_a "$MACHINE_PATH/rocm/llvm/bin/clang" -c x.c -o a-x.o || fail "clang on A"
-  on_machine_a "$MACHINE_PATH/rocm/bin/hipcc" -x hip --offload-arch=gfx90a -c k.hip -o a-k.o ||
+  # Both machines name the same output (the shim's HIP CUID follows -o), then keep it apart.
+  on_machine_a "$MACHINE_PATH/rocm/bin/hipcc" -x hip --offload-arch=gfx90a -c k.hip -o k.o && mv k.o a-k.o ||
     fail "hipcc on A"
   # ccache stores two entries per compile (a direct-mode manifest and the result).
   local keys; keys=$(dbsize)
@@ -96,7 +97,7 @@ test_machine_a_populates_redis_machine_b_hits() {
   local out
   out=$(on_machine_b "--remote $REDIS_URL" '
     "$P/llvm/bin/clang" -c x.c -o b-x.o
-    "$P/bin/hipcc" -x hip --offload-arch=gfx90a -c k.hip -o b-k.o' 2>&1) ||
+    "$P/bin/hipcc" -x hip --offload-arch=gfx90a -c k.hip -o k.o && mv k.o b-k.o' 2>&1) ||
     fail "machine B failed: $out"
   expect_eq 2 "$(ccache_stat "$TEST_DIR/cache-b" remote_storage_hit)" "machine B remote hits"
   expect_eq 2 "$(ccache_stat "$TEST_DIR/cache-b" direct_cache_hit)" "machine B direct hits"

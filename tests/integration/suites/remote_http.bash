@@ -63,12 +63,13 @@ test_http_store_filled_by_a_served_to_b() {
   http_fixture
   expect_eq 0 "$(stored)" "files in the store before any compile"
   "$P/llvm/bin/clang" -c x.c -o a-x.o || fail "clang on A"
-  "$P/bin/hipcc" -x hip --offload-arch=gfx90a -c k.hip -o a-k.o || fail "hipcc on A"
+  # Both name the same output (the shim's HIP CUID follows -o), then keep it apart.
+  "$P/bin/hipcc" -x hip --offload-arch=gfx90a -c k.hip -o k.o && mv k.o a-k.o || fail "hipcc on A"
   # ccache stores two entries per compile (a direct-mode manifest and the result).
   expect_eq 4 "$(stored)" "files in the store after A's two compiles"
   expect_eq 4 "$(ccache_stat "$TEST_DIR/cache-a" remote_storage_write)" "A's remote writes"
   on_b "$P/llvm/bin/clang" -c x.c -o b-x.o || fail "clang on B"
-  on_b "$P/bin/hipcc" -x hip --offload-arch=gfx90a -c k.hip -o b-k.o || fail "hipcc on B"
+  on_b "$P/bin/hipcc" -x hip --offload-arch=gfx90a -c k.hip -o k.o && mv k.o b-k.o || fail "hipcc on B"
   expect_eq 2 "$(ccache_stat "$TEST_DIR/cache-b" remote_storage_hit)" "B's remote hits"
   expect_eq 0 "$(ccache_stat "$TEST_DIR/cache-b" cache_miss)" "B's misses"
   expect_same_file a-x.o b-x.o

@@ -48,6 +48,7 @@ make_prefix() {
   ln -s /usr/lib "$P/lib"
   ln -s /usr/libexec "$P/libexec"
   export CCACHE_DIR=$TEST_DIR/ccache # never the user's cache
+  export XDG_CACHE_HOME=$TEST_DIR/xdg-cache # the shim's probe memo: never the user's either
   ulimit -t 10 # CPU seconds: an exec loop (shim -> cache -> shim ...) is one process; end it
 }
 
