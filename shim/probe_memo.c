@@ -148,8 +148,8 @@ static bool read_memo(const char* path,
   return true;
 }
 
-/* mkdir -p of PATH[0..DIR_LEN) as the user's own directories (0700); false if any of the last two
- * levels (…/shimctl, …/shimctl/probes) is not the user's. */
+/* mkdir -p of PATH[0..DIR_LEN) (new levels 0700); false unless the memo directory itself is a
+ * directory of this user that nobody else may write (no symlink: lstat). */
 static bool own_memo_dir(char* path, size_t dir_len) {
   char saved = path[dir_len];
   path[dir_len] = '\0';
