@@ -79,7 +79,8 @@ static const char* parse_line(const struct parser* p, char* line, unsigned linen
         return malformed(p, lineno, "expected a variable name: ", rest);
       d.u.variable = rest;
       break;
-    case SHIMCTL_TARGET_PROBE: {
+    case SHIMCTL_TARGET_PROBE:
+    case SHIMCTL_NATIVE_PROBE: {
       char* space2 = strchr(rest, ' ');
       if (!space2 || space2 == rest || space2[1] != '/' || strchr(space2 + 1, ' '))
         return malformed(p, lineno, "expected a compiler name and an absolute path: ", rest);
@@ -167,12 +168,12 @@ const struct shimctl_alias* shimctl_find_alias(const struct shimctl_config* conf
   return NULL;
 }
 
-const struct shimctl_target_probe* shimctl_find_target_probe(const struct shimctl_config* config,
-                                                             const char* name) {
+const struct shimctl_target_probe* shimctl_find_probe(const struct shimctl_config* config,
+                                                      enum shimctl_directive_kind kind,
+                                                      const char* name) {
   const struct shimctl_target_probe* found = NULL;
   for (size_t i = 0; i < config->count; i++)
-    if (config->list[i].kind == SHIMCTL_TARGET_PROBE &&
-        strcmp(config->list[i].u.target_probe.compiler, name) == 0)
+    if (config->list[i].kind == kind && strcmp(config->list[i].u.target_probe.compiler, name) == 0)
       found = &config->list[i].u.target_probe;
   return found;
 }

@@ -55,7 +55,8 @@ enum shimctl_directive_kind {
   SHIMCTL_COMPILER,        /* compiler NAME REAL_NAME */
   SHIMCTL_ALIAS,           /* alias ALIAS COMPILER */
   SHIMCTL_KEYENV,          /* keyenv VARIABLE */
-  SHIMCTL_TARGET_PROBE,    /* target-probe COMPILER PROBE */
+  SHIMCTL_TARGET_PROBE,    /* target-probe COMPILER PROBE: GPUs of a call that names none */
+  SHIMCTL_NATIVE_PROBE,    /* native-probe COMPILER PROBE: GPUs of --offload-arch=native */
   SHIMCTL_DIRECTIVE_KINDS
 };
 
@@ -81,6 +82,8 @@ static inline const char* shimctl_directive_name(enum shimctl_directive_kind kin
       return "keyenv";
     case SHIMCTL_TARGET_PROBE:
       return "target-probe";
+    case SHIMCTL_NATIVE_PROBE:
+      return "native-probe";
     case SHIMCTL_DIRECTIVE_KINDS:
       break;
   }
@@ -133,6 +136,7 @@ static inline struct shimctl_directive shimctl_directive_of(enum shimctl_directi
       d.u.alias.compiler = second;
       break;
     case SHIMCTL_TARGET_PROBE:
+    case SHIMCTL_NATIVE_PROBE:
       d.u.target_probe.compiler = first;
       d.u.target_probe.probe = second;
       break;
@@ -165,6 +169,7 @@ static inline int shimctl_directive_fields(const struct shimctl_directive* d, co
       f[1] = d->u.alias.compiler;
       return 2;
     case SHIMCTL_TARGET_PROBE:
+    case SHIMCTL_NATIVE_PROBE:
       f[0] = d->u.target_probe.compiler;
       f[1] = d->u.target_probe.probe;
       return 2;
@@ -208,7 +213,7 @@ struct shimctl_config {
   const char* identity_helper; /* NULL when there is none */
   bool cache_is_ccache;        /* cache-kind ccache (the default) */
   size_t count;
-  /* setenv, appendenv, compiler, alias, keyenv and target-probe lines, in file order */
+  /* setenv, appendenv, compiler, alias, keyenv, target-probe and native-probe lines, in order */
   struct shimctl_directive list[SHIMCTL_MAX_DIRECTIVES];
 };
 
@@ -226,9 +231,11 @@ const struct shimctl_compiler* shimctl_find_compiler(const struct shimctl_config
                                                      const char* name);
 const struct shimctl_alias* shimctl_find_alias(const struct shimctl_config* config,
                                                const char* alias);
-/* The last target-probe line of compiler NAME, NULL when there is none. */
-const struct shimctl_target_probe* shimctl_find_target_probe(const struct shimctl_config* config,
-                                                             const char* name);
+/* The last line of KIND (SHIMCTL_TARGET_PROBE or SHIMCTL_NATIVE_PROBE) for compiler NAME, NULL
+ * when there is none. */
+const struct shimctl_target_probe* shimctl_find_probe(const struct shimctl_config* config,
+                                                      enum shimctl_directive_kind kind,
+                                                      const char* name);
 
 /* ---- The identity snapshot: STATE_DIR/identity ------------------------------------------------
  *   shimctl-identity 1

@@ -124,8 +124,6 @@ static bool build_target_key(const struct shimctl_compiler* compiler, struct cal
                    key_append(&target_key, value, "", "")))
       return false;
   }
-  const struct shimctl_target_probe* probe =
-    shimctl_find_target_probe(&shim.config, compiler->name);
   if (call.host_cpu) {
     static char info[65536];
     size_t len;
@@ -133,16 +131,22 @@ static bool build_target_key(const struct shimctl_compiler* compiler, struct cal
         !key_host_cpu(&target_key, info, len))
       return false;
   }
-  if (call.target == TARGET_NATIVE && !probe)
-    return false;
-  if (probe && call.target != TARGET_EXPLICIT) {
-    char out[4096];
-    size_t len;
-    int status = 0;
-    if (!run_probe_memoised(probe->probe, out, sizeof out, &len, &status) || len == sizeof out - 1)
-      return false; /* more than any GPU list: the key would be cut */
-    return key_probe_output(&target_key, out, status) && key_visibility(&target_key);
-  }
+  if (call.target == TARGET_EXPLICIT)
+    return true;
+  /* --offload-arch=native: what the compiler runs for it (clang's amdgpu-arch, nvcc's
+   * __nvcc_device_query); no target at all: what hipcc runs (rocm_agent_enumerator). */
+  const struct shimctl_target_probe* probe =
+    shimctl_find_probe(&shim.config,
+                       call.target == TARGET_NATIVE ? SHIMCTL_NATIVE_PROBE : SHIMCTL_TARGET_PROBE,
+                       compiler->name);
+  if (!probe)
+    return call.target != TARGET_NATIVE;
+  char out[4096];
+  size_t len;
+  int status = 0;
+  if (!run_probe_memoised(probe->probe, out, sizeof out, &len, &status) || len == sizeof out - 1)
+    return false; /* more than any GPU list: the key would be cut */
+  return key_probe_output(&target_key, out, status) && key_visibility(&target_key);
   return true;
 }
 
@@ -153,7 +157,26 @@ static bool overridden_by_negation(const char* entry) {
   return len && find_env(other, len) >= 0;
 }
 
-/* environ + setenv defaults + appendenv + SHIMCTL_ACTIVE=1, into cache_env. */
+static const char* current_dir(void);
+
+/* ccache's base_dir, by default the build tree the compile runs in (build_root in sys.c): paths
+ * under it (-I<build dir>/..., generated headers, depfiles) become relative to the working
+ * directory, so a fresh build directory of the same sources gets the same keys. Paths outside it
+ * (the source tree, the toolchain) stay absolute. A -g compile keeps its directory in the key
+ * (ccache's hash_dir), so no debug info of another directory is served. The user's own
+ * CCACHE_BASEDIR wins (empty: none). False when the environment is full. */
+static bool push_build_root_base_dir(void) {
+  static char entry[sizeof "CCACHE_BASEDIR=" + PATH_MAX] = "CCACHE_BASEDIR=";
+  const size_t name_len = sizeof "CCACHE_BASEDIR=" - 1;
+  const char* cwd = current_dir();
+  if (find_env(entry, name_len) >= 0 || !cwd || !find_build_root(cwd, entry + name_len))
+    return true;
+  if (shim.trace)
+    say("base_dir ", entry + name_len, " (the build tree)", NULL);
+  return push_env(entry);
+}
+
+/* environ + setenv defaults + appendenv + CCACHE_BASEDIR + SHIMCTL_ACTIVE=1, into cache_env. */
 static bool build_cache_environment(void) {
   for (char** e = environ; *e; e++)
     if (!push_env(*e))
@@ -177,6 +200,8 @@ static bool build_cache_environment(void) {
         return false;
     }
   }
+  if (shim.config.cache_is_ccache && !push_build_root_base_dir())
+    return false;
   if (keyed_by_identity &&
       !push_env(target_key.len ? with_target_key(compiler_check_entry) : compiler_check_entry))
     return false;

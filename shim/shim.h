@@ -44,6 +44,7 @@ void log_event(const char* event, const char* reason);
 void record_uncached_call(const char* counter);
 void log_event_once(const char* event, const char* reason);
 bool find_directory_config(const char* dir, char found[PATH_MAX]);
+bool find_build_root(const char* dir, char root[PATH_MAX]);
 const char* unwritable_ccache_dir(const char* dir);
 int open_directory(const char* path);
 void close_directory(int fd);

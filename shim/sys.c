@@ -384,6 +384,30 @@ bool find_directory_config(const char* dir, char found[PATH_MAX]) {
   }
 }
 
+/* The build tree DIR is in, into ROOT: the nearest of DIR and its parents (not /) that holds a
+ * CMakeCache.txt or a build.ninja. False when there is none. */
+bool find_build_root(const char* dir, char root[PATH_MAX]) {
+  static const char* const markers[] = { "/CMakeCache.txt", "/build.ninja", NULL };
+  size_t len = strlen(dir);
+  if (len <= 1 || len >= PATH_MAX || dir[0] != '/')
+    return false;
+  memcpy(root, dir, len + 1);
+  struct stat st;
+  while (len > 1) {
+    for (int i = 0; markers[i]; i++)
+      if (concat(root + len, PATH_MAX - len, markers[i], NULL) < PATH_MAX - len &&
+          stat(root, &st) == 0 && S_ISREG(st.st_mode)) {
+        root[len] = '\0';
+        return true;
+      }
+    root[len] = '\0';
+    char* slash = strrchr(root, '/');
+    len = (size_t)(slash - root);
+    *slash = '\0';
+  }
+  return false;
+}
+
 /* ccache fails the compile ("Failed to create directory ...") when its cache directory DIR is
  * not writable, e.g. a root-owned --cache-dir used by another user. Returns DIR then, or NULL
  * when the cache can be used: one access(2) on the hot path. */

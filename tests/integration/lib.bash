@@ -87,6 +87,24 @@ expect_contains() { # haystack needle what
   case "$1" in *"$2"*) ;; *) fail "$3: '$2' not in: $1"; return 1 ;; esac
 }
 
+# settled FILE...: every FILE was last changed (mtime and ctime) 2 s ago or more: the shim memoises
+# a probe's answer only then (a change within one timestamp tick would not show in stat data).
+settled() {
+  local f now; now=$(date +%s)
+  for f in "$@"; do [ $((now - $(stat -c %Y "$f"))) -ge 2 ] && [ $((now - $(stat -c %Z "$f"))) -ge 2 ] || return 1; done
+}
+
+# fake_probe FILE RUNS ANSWER [EXIT]: FILE becomes a script that prints ANSWER (printf format) and
+# exits with EXIT (0), counting in RUNS the runs that are not under a cache (SHIMCTL_ACTIVE unset:
+# the shim's own probe; a compiler run by the cache probes again on a miss). FILE may be a symlink
+# (replaced, never written through); waits until it has settled (see settled).
+fake_probe() {
+  rm -f "$1"
+  printf '#!/bin/sh\n[ -n "$SHIMCTL_ACTIVE" ] || echo run >> %s\nprintf "%s"\nexit %s\n' "$2" "$3" "${4:-0}" > "$1"
+  chmod 755 "$1"
+  wait_until 10 "$1 to settle" settled "$1"
+}
+
 expect_same_file() { cmp -s "$1" "$2" || { fail "files differ: $1 $2"; return 1; }; }
 
 expect_perm() { # path octal

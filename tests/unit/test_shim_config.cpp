@@ -64,6 +64,9 @@ core::Manifest manifest_with_every_directive() {
   hipcc.family = "hipcc";
   hipcc.aliases = { { "bin/hipcc.pl", "hipcc" } };
   m.compilers = { hipcc };
+  m.fingerprint.inputs = { { "bin/hipcc.real", "", 0 },
+                           { "llvm/bin/clang-offload-bundler", "", 0 },
+                           { "llvm/bin/clang-15", "", 0 } };
   return m;
 }
 
@@ -99,13 +102,14 @@ TEST_CASE("what render_shim_config writes the shim reads back exactly, for every
     { "appendenv", "SCCACHE_EXTRAFILES=/opt/rocm/a.bc:/opt/rocm/b.bc" },
     { "compiler", "hipcc", "hipcc.real" },
     { "target-probe", "hipcc", "/opt/rocm/bin/rocm_agent_enumerator" },
+    { "native-probe", "hipcc", "/opt/rocm/llvm/bin/amdgpu-arch" },
   };
   for (const auto& variable : core::key_environment("hipcc"))
     expected.push_back({ "keyenv", variable });
-  std::sort(expected.begin() + 5, expected.end());
+  std::sort(expected.begin() + 6, expected.end());
   expected.push_back({ "alias", "hipcc.pl", "hipcc" });
   CHECK(list == expected);
-  // The scalar kinds are fields of the config, the others are in the list: all ten were written.
+  // The scalar kinds are fields of the config, the others are in the list: all eleven were written.
   CHECK(kinds.size() + 4 == SHIMCTL_DIRECTIVE_KINDS);
 
   const auto* compiler = shimctl_find_compiler(p.config.get(), "hipcc");
@@ -114,10 +118,30 @@ TEST_CASE("what render_shim_config writes the shim reads back exactly, for every
   const auto* alias = shimctl_find_alias(p.config.get(), "hipcc.pl");
   REQUIRE(alias);
   CHECK(std::string(alias->compiler) == "hipcc");
-  const auto* probe = shimctl_find_target_probe(p.config.get(), "hipcc");
+  const auto* probe = shimctl_find_probe(p.config.get(), SHIMCTL_TARGET_PROBE, "hipcc");
   REQUIRE(probe);
   CHECK(std::string(probe->probe) == "/opt/rocm/bin/rocm_agent_enumerator");
+  const auto* native = shimctl_find_probe(p.config.get(), SHIMCTL_NATIVE_PROBE, "hipcc");
+  REQUIRE(native);
+  CHECK(std::string(native->probe) == "/opt/rocm/llvm/bin/amdgpu-arch");
   CHECK(shimctl_find_compiler(p.config.get(), "hipcc.pl") == nullptr);
+}
+
+TEST_CASE("native-probe: what each family runs for --offload-arch=native / -arch=native") {
+  auto m = manifest_with_every_directive();
+  CHECK(core::native_probe(m, "clang", "llvm/bin") == "/opt/rocm/llvm/bin/amdgpu-arch");
+  CHECK(core::native_probe(m, "nvcc", "bin") == "/opt/rocm/bin/__nvcc_device_query");
+  CHECK(core::native_probe(m, "hipcc", "bin") == "/opt/rocm/llvm/bin/amdgpu-arch");
+  // A distribution's hipcc in /usr runs /usr/lib/llvm-21/bin/clang-21 (outside "bin").
+  m.prefix = "/usr";
+  m.fingerprint.inputs = { { "bin/hipcc", "", 0 }, { "lib/llvm-21/bin/clang++.real", "", 0 } };
+  CHECK(core::native_probe(m, "hipcc", "bin") == "/usr/lib/llvm-21/bin/amdgpu-arch");
+  m.fingerprint.inputs = { { "/usr/lib/llvm-21/bin/clang", "", 0 } };
+  CHECK(core::native_probe(m, "hipcc", "bin") == "/usr/lib/llvm-21/bin/amdgpu-arch");
+  // No clang among the inputs: none (a native hipcc call then runs uncached).
+  m.fingerprint.inputs = { { "bin/hipcc", "", 0 }, { "lib/clang-offload-bundler", "", 0 } };
+  CHECK(core::native_probe(m, "hipcc", "bin") == std::nullopt);
+  CHECK(core::native_probe(m, "gcc", "bin") == std::nullopt);
 }
 
 TEST_CASE("sccache's config: cache-kind sccache") {
@@ -134,15 +158,17 @@ TEST_CASE("every directive kind: rendered, then read back with the same fields")
   for (int k = 0; k < SHIMCTL_DIRECTIVE_KINDS; k++) {
     auto kind = static_cast<shimctl_directive_kind>(k);
     CAPTURE(shimctl_directive_name(kind));
-    const char* first = kind == SHIMCTL_CACHE_KIND                                 ? "sccache"
-                        : kind == SHIMCTL_SETENV || kind == SHIMCTL_APPENDENV      ? "A=b c"
-                        : kind == SHIMCTL_KEYENV                                   ? "HIP_PATH"
-                        : kind == SHIMCTL_COMPILER || kind == SHIMCTL_TARGET_PROBE ? "cc"
-                        : kind == SHIMCTL_ALIAS                                    ? "c"
-                                                                                   : "/a b/c";
-    const char* second = kind == SHIMCTL_TARGET_PROBE ? "/bin/probe"
-                         : kind == SHIMCTL_ALIAS      ? "cc"
-                                                      : "cc.real";
+    const char* first =
+      kind == SHIMCTL_CACHE_KIND                            ? "sccache"
+      : kind == SHIMCTL_SETENV || kind == SHIMCTL_APPENDENV ? "A=b c"
+      : kind == SHIMCTL_KEYENV                              ? "HIP_PATH"
+      : kind == SHIMCTL_COMPILER || kind == SHIMCTL_TARGET_PROBE || kind == SHIMCTL_NATIVE_PROBE
+        ? "cc"
+      : kind == SHIMCTL_ALIAS ? "c"
+                              : "/a b/c";
+    const char* second = kind == SHIMCTL_TARGET_PROBE || kind == SHIMCTL_NATIVE_PROBE ? "/bin/probe"
+                         : kind == SHIMCTL_ALIAS                                      ? "cc"
+                                                                                      : "cc.real";
     auto d = shimctl_directive_of(kind, first, second);
     auto line = render(d);
     CHECK(line.starts_with(std::string(shimctl_directive_name(kind)) + " "));
@@ -203,6 +229,8 @@ TEST_CASE("a config the shim cannot use: the exact problem, with its line") {
         "D/.shimctl.conf:3: expected a variable name: A=B");
   CHECK(problem_of(config_with("target-probe hipcc probe\n")) ==
         "D/.shimctl.conf:3: expected a compiler name and an absolute path: hipcc probe");
+  CHECK(problem_of(config_with("native-probe nvcc\n")) ==
+        "D/.shimctl.conf:3: expected a compiler name and an absolute path: nvcc");
   CHECK(problem_of(config_with("compiler a/b c\n")) ==
         "D/.shimctl.conf:3: expected two file names: a/b c");
   CHECK(problem_of(config_with("compiler a b c\n")) ==

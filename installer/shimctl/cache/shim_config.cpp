@@ -18,7 +18,48 @@ std::string line(shimctl_directive_kind kind,
   return out;
 }
 
+// NAME is a clang driver's file: clang, clang++, clang-21, clang++-15 (or a wrapped one's .real).
+bool is_clang_driver(std::string_view name) {
+  if (name.ends_with(".real"))
+    name.remove_suffix(sizeof ".real" - 1);
+  if (!name.starts_with("clang"))
+    return false;
+  name.remove_prefix(sizeof "clang" - 1);
+  if (name.starts_with("++"))
+    name.remove_prefix(2);
+  if (name.empty())
+    return true;
+  return name.size() > 1 && name[0] == '-' &&
+         std::all_of(name.begin() + 1, name.end(), [](char ch) { return ch >= '0' && ch <= '9'; });
+}
+
+// The absolute path of NAME in DIR (relative to the prefix, or absolute).
+std::string beside(const Manifest& manifest, const std::string& dir, const std::string& name) {
+  if (dir.starts_with("/"))
+    return fmt::format("{}/{}", dir, name);
+  return fmt::format(
+    "{}/{}{}{}", manifest.prefix == "/" ? "" : manifest.prefix, dir, dir.empty() ? "" : "/", name);
+}
+
 } // namespace
+
+std::optional<std::string> native_probe(const Manifest& manifest,
+                                        const std::string& family,
+                                        const std::string& dir) {
+  if (family == "nvcc") // nvcc runs it from the directory it was invoked from
+    return beside(manifest, dir, "__nvcc_device_query");
+  if (family == "clang") // clang looks in its own directory first
+    return beside(manifest, dir, "amdgpu-arch");
+  if (family != "hipcc")
+    return std::nullopt;
+  // hipcc hands --offload-arch=native to the clang it runs: the identity's clang driver.
+  for (const auto& input : manifest.fingerprint.inputs) {
+    auto [input_dir, name] = util::split_relative(input.path);
+    if (is_clang_driver(name))
+      return beside(manifest, input_dir, "amdgpu-arch");
+  }
+  return std::nullopt;
+}
 
 std::vector<std::string> shim_directories(const Manifest& manifest) {
   std::vector<std::string> dirs;
@@ -99,14 +140,10 @@ std::string render_shim_config(const Manifest& manifest,
     names.insert(name);
     for (auto& variable : key_environment(c.family))
       key_env.insert(variable);
-    if (auto probe = target_probe(c.family)) {
-      auto path = fmt::format("{}/{}{}{}",
-                              manifest.prefix == "/" ? "" : manifest.prefix,
-                              dir,
-                              dir.empty() ? "" : "/",
-                              *probe);
-      out += line(SHIMCTL_TARGET_PROBE, name, path);
-    }
+    if (auto probe = target_probe(c.family))
+      out += line(SHIMCTL_TARGET_PROBE, name, beside(manifest, dir, *probe));
+    if (auto probe = native_probe(manifest, c.family, dir))
+      out += line(SHIMCTL_NATIVE_PROBE, name, *probe);
   }
   for (const auto& variable : key_env)
     out += line(SHIMCTL_KEYENV, variable);

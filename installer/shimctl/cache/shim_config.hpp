@@ -18,6 +18,14 @@ namespace shimctl::core {
 // driver picks when the command line names none (target-probe lines).
 [[nodiscard]] std::optional<std::string> target_probe(const std::string& family);
 
+// The program the compiler runs for --offload-arch=native (nvcc: -arch=native),
+// absolute: amdgpu-arch beside clang (for hipcc: beside the clang among the
+// toolchain's identity inputs), __nvcc_device_query beside nvcc (native-probe
+// lines). DIR: the compiler's directory, relative to the prefix.
+[[nodiscard]] std::optional<std::string> native_probe(const Manifest& manifest,
+                                                      const std::string& family,
+                                                      const std::string& dir);
+
 // Renders the config for the shims in DIR (relative to the prefix).
 [[nodiscard]] std::string render_shim_config(const Manifest& manifest,
                                              const std::string& dir,

@@ -52,3 +52,47 @@ test_cuda_install_verify_rollback() {
   expect_same_tree "$TEST_DIR/before.lst" "$P"
   [ ! -e "$P/bin/nvcc.real" ] || fail "nvcc.real left behind"
 }
+
+# sm_N: the one GPU architecture named in nvcc object FILE (the fatbin's "sm_N" string).
+gpu_arch_of() { grep -ao 'sm_[0-9]*' "$1" | sort -u | paste -sd ' '; }
+
+test_cuda_native_arch() {
+  TEST "nvcc -arch=native: keyed by __nvcc_device_query's answer, probed once; another GPU misses"
+  P=$TEST_DIR/cuda
+  CC=$TEST_DIR/ccache
+  export XDG_CACHE_HOME=$TEST_DIR/xdg # the shim's probe memo
+  "$SCRIPTS/make-cuda-prefix" "$P" > /dev/null || fail "cannot build the CUDA prefix"
+  local out query=$P/bin/__nvcc_device_query runs=$TEST_DIR/query.runs
+  out=$("$SHIMCTL" install "$P" --cache-dir "$CC" --no-verify 2>&1) || fail "install failed: $out"
+  grep -qx "native-probe nvcc $P/bin/__nvcc_device_query" "$P/bin/.shimctl.conf" \
+    || fail "no native-probe line for nvcc:"$'\n'"$(cat "$P/bin/.shimctl.conf")"
+  fresh_dir native
+  # nvcc reads `__nvcc_device_query --silent`: the compute capabilities, comma-separated, no newline.
+  fake_probe "$query" "$runs" '90'
+  local i
+  for i in 1 2 3; do
+    "$P/bin/nvcc" -arch=native -c k.cu -o k.o || fail "nvcc -arch=native ($i) failed"
+    expect_eq sm_90 "$(gpu_arch_of k.o)" "GPU of compile $i"
+  done
+  expect_eq 1 "$(wc -l < "$runs")" "__nvcc_device_query runs by the shim for 3 compiles"
+  expect_eq "misses=1 hits=2" "misses=$(ccache_stat "$CC" cache_miss) hits=$(hits_in "$CC")" "cache counters"
+  fake_probe "$query" "$runs" '86'
+  "$P/bin/nvcc" -arch=native -c k.cu -o k.o || fail "nvcc -arch=native for sm_86 failed"
+  expect_eq sm_86 "$(gpu_arch_of k.o)" "GPU after the probe's answer changed"
+  expect_eq 2 "$(wc -l < "$runs")" "runs after the GPU changed"
+  expect_eq "misses=2 hits=2" "misses=$(ccache_stat "$CC" cache_miss) hits=$(hits_in "$CC")" "cache counters"
+  # No GPU (the real __nvcc_device_query fails): nvcc warns and builds for its default GPU. The
+  # failure is an answer too (keyed by its exit status, never memoised): the same warning, the
+  # same GPU as without the shim, and a hit on repeat.
+  rm -f "$query"
+  ln -s "$(readlink -f /usr/local/cuda)/bin/__nvcc_device_query" "$query"
+  SHIMCTL_DISABLE=1 "$P/bin/nvcc" -arch=native -c k.cu -o k.o > orig.err 2>&1 || fail "nvcc without a GPU failed"
+  local default_arch; default_arch=$(gpu_arch_of k.o)
+  case $default_arch in sm_86 | sm_90 | '') fail "default GPU '$default_arch': the test proves nothing" ;; esac
+  for i in 1 2; do
+    "$P/bin/nvcc" -arch=native -c k.cu -o k.o > shim.err 2>&1 || fail "nvcc without a GPU through the shim failed"
+    expect_eq "$(cat orig.err)" "$(cat shim.err)" "messages without a GPU ($i)"
+    expect_eq "$default_arch" "$(gpu_arch_of k.o)" "GPU without a GPU ($i)"
+  done
+  expect_eq "misses=3 hits=3" "misses=$(ccache_stat "$CC" cache_miss) hits=$(hits_in "$CC")" "counters without a GPU"
+}

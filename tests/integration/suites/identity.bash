@@ -244,13 +244,6 @@ test_gpu_target_outside_the_command_line() {
   expect_same_file a90.o auto90b.o
 }
 
-# settled FILE...: every FILE was last changed (mtime and ctime) 2 s ago or more: the shim memoises
-# a probe's answer only then (a change within one timestamp tick would not show in stat data).
-settled() {
-  local f now; now=$(date +%s)
-  for f in "$@"; do [ $((now - $(stat -c %Y "$f"))) -ge 2 ] && [ $((now - $(stat -c %Z "$f"))) -ge 2 ] || return 1; done
-}
-
 test_target_probe_memo() {
   TEST "the GPU probe runs once across compiles; a new enumerator, visibility or namespace probes again"
   new_rocm rocm

@@ -11,3 +11,5 @@ test_hipcc_paths() { rocm_hipcc_paths; }
 test_aliases() { rocm_aliases; }
 test_launcher() { rocm_launcher; }
 test_install_rollback() { rocm_install_rollback; }
+test_native_target() { rocm_native_target; }
+test_fresh_build_dir_paths() { rocm_fresh_build_dir_paths; }

@@ -203,3 +203,160 @@ rocm_install_rollback() {
   out=$("$SHIMCTL" rollback "$P" 2>&1) || fail "second rollback failed: $out"
   expect_same_tree "$TEST_DIR/before.lst" "$P"
 }
+
+# ---- --offload-arch=native: keyed by what the compiler itself runs (amdgpu-arch) ---------------
+# native_compile OUT COMPILER [ENV...]: COMPILER -x hip --offload-arch=native -c k.hip -o k.o, then
+# k.o moved to OUT (one -o name: the shim's CUID follows it). FRESH=1: the original, no cache.
+native_compile() {
+  local out=$1 compiler=$2; shift 2
+  env "$@" ${FRESH:+SHIMCTL_DISABLE=1} "$compiler" -x hip --offload-arch=native -c k.hip -o k.o \
+    >"$TEST_DIR/compile.out" 2>&1 && mv k.o "$out" \
+    || fail "$compiler --offload-arch=native -o $out failed:"$'\n'"$(cat "$TEST_DIR/compile.out")"
+}
+
+rocm_native_target() {
+  TEST "--offload-arch=native (clang-$LLVM, hipcc): keyed by amdgpu-arch's answer, probed once; another GPU misses"
+  new_prefix
+  export XDG_CACHE_HOME=$TEST_DIR/xdg # the shim's probe memo
+  local clang=$P/llvm/bin/clang++ arch=$P/llvm/bin/amdgpu-arch runs=$TEST_DIR/arch.runs
+  install_prefix --no-verify
+  local conf; conf=$(dirname "$(realpath "$clang")")/.shimctl.conf
+  grep -q "^native-probe [^ ]* $(dirname "$(realpath "$clang")")/amdgpu-arch$" "$conf" \
+    || fail "no native-probe line for clang in $conf:"$'\n'"$(cat "$conf")"
+  fresh_dir native
+  fake_probe "$arch" "$runs" 'gfx90a\n'
+  local i
+  for i in 1 2 3; do native_compile n$i.o "$clang"; done
+  expect_eq 1 "$(wc -l < "$runs")" "amdgpu-arch runs by the shim for 3 native compiles"
+  expect_eq "misses=1 hits=2" "misses=$(ccache_stat "$CC" cache_miss) hits=$(hits_in "$CC")" "cache counters"
+  expect_same_file n1.o n2.o
+  expect_same_file n1.o n3.o
+  # The object equals an uncached compile for the GPU the probe names.
+  SHIMCTL_DISABLE=1 "$clang" -x hip --offload-arch=gfx90a -c k.hip -o k.o || fail "gfx90a reference"
+  mv k.o ref90a.o
+  expect_same_file ref90a.o n1.o
+  # Another GPU (the probe's answer changes): probed again, a miss, that GPU's object.
+  fake_probe "$arch" "$runs" 'gfx1030\n'
+  native_compile g1.o "$clang"
+  native_compile g2.o "$clang"
+  expect_eq 2 "$(wc -l < "$runs")" "runs after the GPU changed"
+  expect_eq "misses=2 hits=3" "misses=$(ccache_stat "$CC" cache_miss) hits=$(hits_in "$CC")" "cache counters"
+  SHIMCTL_DISABLE=1 "$clang" -x hip --offload-arch=gfx1030 -c k.hip -o k.o || fail "gfx1030 reference"
+  mv k.o ref1030.o
+  cmp -s ref90a.o ref1030.o && fail "gfx90a and gfx1030 objects are equal: the test proves nothing"
+  expect_same_file ref1030.o g1.o
+  expect_same_file ref1030.o g2.o
+  # A visibility variable: probed again, its own key.
+  native_compile v1.o "$clang" HIP_VISIBLE_DEVICES=0
+  expect_eq 3 "$(wc -l < "$runs")" "runs with HIP_VISIBLE_DEVICES=0"
+  expect_eq 3 "$(ccache_stat "$CC" cache_miss)" "misses with HIP_VISIBLE_DEVICES=0"
+  # hipcc hands --offload-arch=native to its clang: keyed by the same amdgpu-arch.
+  native_compile h1.o "$P/bin/hipcc"
+  native_compile h2.o "$P/bin/hipcc"
+  expect_eq "misses=4 hits=4" "misses=$(ccache_stat "$CC" cache_miss) hits=$(hits_in "$CC")" "counters after hipcc"
+  # (one memo per probe, holding the last answer: the HIP_VISIBLE_DEVICES one was replaced once)
+  expect_eq 4 "$(wc -l < "$runs")" "runs after two hipcc compiles"
+  FRESH=1 native_compile href.o "$P/bin/hipcc"
+  expect_same_file href.o h1.o
+  expect_same_file href.o h2.o
+  # No GPU (the probe fails): uncached, and the compile fails exactly as without the shim.
+  fake_probe "$arch" "$runs" '' 1
+  local rc_shim rc_orig
+  "$clang" -x hip --offload-arch=native -c k.hip -o k.o > shim.err 2>&1; rc_shim=$?
+  SHIMCTL_DISABLE=1 "$clang" -x hip --offload-arch=native -c k.hip -o k.o > orig.err 2>&1; rc_orig=$?
+  [ "$rc_orig" -ne 0 ] || fail "clang succeeded without a GPU: the test proves nothing"
+  expect_eq "$rc_orig" "$rc_shim" "exit code without a GPU (shim vs original)"
+  expect_eq "$(grep error orig.err | head -1)" "$(grep error shim.err | head -1)" "error without a GPU"
+  expect_eq "misses=4 hits=4" "misses=$(ccache_stat "$CC" cache_miss) hits=$(hits_in "$CC")" "counters after a failing probe"
+}
+
+# ---- fresh build directories when every command names build-directory paths (issue 13) -----------
+# build_paths_project DIR: hipCUB's test shape in small: a header generated into the build
+# directory (configure_file) and -I<build dir>/include on every compile, hipcc as the CXX compiler.
+build_paths_project() {
+  mkdir -p "$1/src" "$1/include/bp" || fail "cannot make $1"
+  cat > "$1/CMakeLists.txt" <<'EOF'
+cmake_minimum_required(VERSION 3.16)
+project(build_paths LANGUAGES CXX)
+set(BP_BLOCK 256)
+configure_file(config.h.in ${CMAKE_CURRENT_BINARY_DIR}/include/bp/config.h)
+add_library(bp STATIC src/u0.cpp src/u1.cpp src/u2.cpp)
+target_include_directories(bp PRIVATE ${CMAKE_CURRENT_BINARY_DIR}/include ${CMAKE_CURRENT_SOURCE_DIR}/include)
+target_compile_options(bp PRIVATE -x hip --offload-arch=gfx90a)
+EOF
+  printf '#pragma once\n#define BP_BLOCK @BP_BLOCK@\n' > "$1/config.h.in"
+  printf '#pragma once\n#include <hip/hip_runtime.h>\n#include <bp/config.h>\n' > "$1/include/bp/common.h"
+  local i
+  for i in 0 1 2; do
+    printf '#include <bp/common.h>\n__global__ void k%s(float* x) { x[threadIdx.x] *= BP_BLOCK + %s; }\nconst char* where%s() { return __FILE__; }\n' \
+      "$i" "$i" "$i" > "$1/src/u$i.cpp"
+  done
+}
+
+# bp_configure SOURCE BUILD [CMAKE ARGS]: its compiler checks go to another cache.
+bp_configure() {
+  local src=$1 build=$2; shift 2
+  CCACHE_DIR=$TEST_DIR/configure-ccache cmake -S "$src" -B "$build" -G Ninja \
+    -DCMAKE_CXX_COMPILER="$P/bin/hipcc" "$@" > "$build.configure.log" 2>&1 \
+    || fail "cmake configure of $build failed:"$'\n'"$(tail -30 "$build.configure.log")"
+}
+
+bp_build() { # BUILD [ENV...]
+  local build=$1; shift
+  env "$@" cmake --build "$build" > "$build.build.log" 2>&1 \
+    || fail "build of $build failed:"$'\n'"$(tail -30 "$build.build.log")"
+}
+
+bp_objects() { find "$1/CMakeFiles/bp.dir/src" -name '*.o' | sort; }
+
+# counts: "direct=N preprocessed=N misses=N" of this test's cache.
+bp_counts() {
+  echo "direct=$(ccache_stat "$CC" direct_cache_hit) preprocessed=$(ccache_stat "$CC" preprocessed_cache_hit) misses=$(ccache_stat "$CC" cache_miss)"
+}
+
+rocm_fresh_build_dir_paths() {
+  TEST "fresh build dirs with -I<build dir> paths hit (base_dir = the build tree); -g objects and depfiles keep their own dir"
+  new_prefix
+  install_prefix --no-verify
+  export CCACHE_DIR=$CC
+  local src=$TEST_DIR/src o
+  build_paths_project "$src"
+  bp_configure "$src" "$TEST_DIR/b1"
+  bp_build "$TEST_DIR/b1"
+  expect_eq "direct=0 preprocessed=0 misses=3" "$(bp_counts)" "b1 (cold)"
+  grep -q -- "-I$TEST_DIR/b1/include" "$TEST_DIR/b1/build.ninja" || fail "b1's commands name no build-dir include path"
+  # The control: without a base_dir, another build dir misses every compile (its -I paths differ).
+  bp_configure "$src" "$TEST_DIR/b2"
+  bp_build "$TEST_DIR/b2" CCACHE_BASEDIR=
+  expect_eq "direct=0 preprocessed=0 misses=6" "$(bp_counts)" "b2 (CCACHE_BASEDIR= : no base_dir)"
+  # The default: a fresh build dir hits every compile in direct mode, with b1's objects.
+  bp_configure "$src" "$TEST_DIR/b3"
+  bp_build "$TEST_DIR/b3"
+  expect_eq "direct=3 preprocessed=0 misses=6" "$(bp_counts)" "b3 (fresh build dir)"
+  for o in $(bp_objects "$TEST_DIR/b1"); do expect_same_file "$o" "$TEST_DIR/b3/${o#"$TEST_DIR/b1/"}"; done
+  # Its dependency records name b3's generated header, never b1's: a change there rebuilds b3.
+  local deps; deps=$(ninja -C "$TEST_DIR/b3" -t deps)
+  expect_contains "$deps" "include/bp/config.h" "b3's recorded dependencies"
+  [[ $deps == *"$TEST_DIR/b1"* ]] && fail "b3's dependencies name b1:"$'\n'"$deps"
+  sed -i 's/256/128/' "$TEST_DIR/b3/include/bp/config.h"
+  bp_build "$TEST_DIR/b3"
+  expect_eq "direct=3 preprocessed=0 misses=9" "$(bp_counts)" "b3 after its generated header changed"
+  cmp -s "$TEST_DIR/b1/CMakeFiles/bp.dir/src/u0.cpp.o" "$TEST_DIR/b3/CMakeFiles/bp.dir/src/u0.cpp.o" \
+    && fail "b3's object did not change with its header"
+  # -g: the directory stays in the key (ccache's hash_dir): b5 is not served b4's debug info; a
+  # clean rebuild of b5 hits with exactly b5's objects.
+  bp_configure "$src" "$TEST_DIR/b4" -DCMAKE_BUILD_TYPE=Debug
+  bp_build "$TEST_DIR/b4"
+  bp_configure "$src" "$TEST_DIR/b5" -DCMAKE_BUILD_TYPE=Debug
+  bp_build "$TEST_DIR/b5"
+  expect_eq "direct=3 preprocessed=0 misses=15" "$(bp_counts)" "b4, b5 (-g)"
+  for o in $(bp_objects "$TEST_DIR/b5"); do
+    grep -q "$TEST_DIR/b5" "$o" || fail "$o does not name its build dir"
+    grep -q "$TEST_DIR/b4" "$o" && fail "$o names another build dir (b4)"
+    cp "$o" "$o.first"
+  done
+  cmake --build "$TEST_DIR/b5" --target clean > /dev/null 2>&1 || fail "clean b5"
+  bp_build "$TEST_DIR/b5"
+  expect_eq "direct=6 preprocessed=0 misses=15" "$(bp_counts)" "b5 rebuilt"
+  for o in $(bp_objects "$TEST_DIR/b5"); do expect_same_file "$o.first" "$o"; done
+}

@@ -222,6 +222,8 @@ test_probes() {
 test_hipcc_paths() { rocm_hipcc_paths; }
 # ccache as a launcher above the clang-21 shim (as CMAKE_HIP_COMPILER_LAUNCHER=ccache): one entry.
 test_launcher() { rocm_launcher; }
+test_native_target() { rocm_native_target; }
+test_fresh_build_dir_paths() { rocm_fresh_build_dir_paths; }
 
 # ---- CMake (sid's cmake 4.x): project(LANGUAGES HIP) with CMAKE_HIP_COMPILER=/opt/rocm/llvm/bin/clang++
 # Debian installs hip-lang's CMake package in /usr/lib/x86_64-linux-gnu/cmake, outside the ROCm root
