@@ -157,7 +157,32 @@ static bool overridden_by_negation(const char* entry) {
   return len && find_env(other, len) >= 0;
 }
 
-static const char* current_dir(void);
+/* The working directory, read once; NULL when unknown. */
+static const char* current_dir(void) {
+  static char cwd[PATH_MAX];
+  static bool read;
+  if (!read)
+    read = getcwd(cwd, sizeof cwd) && cwd[0] == '/';
+  return read ? cwd : NULL;
+}
+
+/* The build tree the compile runs in (find_build_root), looked up once; NULL when none. */
+static const char* build_root(void) {
+  static char root[PATH_MAX];
+  static int found = -1;
+  if (found < 0)
+    found = current_dir() && find_build_root(current_dir(), root);
+  return found ? root : NULL;
+}
+
+/* The base_dir ccache uses for this compile: the user's CCACHE_BASEDIR (NULL when set but empty),
+ * else the build tree's root. NULL: none. */
+static const char* base_dir(void) {
+  const char* user = getenv("CCACHE_BASEDIR");
+  if (user)
+    return *user == '/' ? user : NULL;
+  return build_root();
+}
 
 /* ccache's base_dir, by default the build tree the compile runs in (build_root in sys.c): paths
  * under it (-I<build dir>/..., generated headers, depfiles) become relative to the working
@@ -166,13 +191,12 @@ static const char* current_dir(void);
  * (ccache's hash_dir), so no debug info of another directory is served. The user's own
  * CCACHE_BASEDIR wins (empty: none). False when the environment is full. */
 static bool push_build_root_base_dir(void) {
-  static char entry[sizeof "CCACHE_BASEDIR=" + PATH_MAX] = "CCACHE_BASEDIR=";
-  const size_t name_len = sizeof "CCACHE_BASEDIR=" - 1;
-  const char* cwd = current_dir();
-  if (find_env(entry, name_len) >= 0 || !cwd || !find_build_root(cwd, entry + name_len))
+  static char entry[sizeof "CCACHE_BASEDIR=" + PATH_MAX];
+  if (getenv("CCACHE_BASEDIR") || !build_root())
     return true;
+  concat(entry, sizeof entry, "CCACHE_BASEDIR=", build_root(), NULL);
   if (shim.trace)
-    say("base_dir ", entry + name_len, " (the build tree)", NULL);
+    say("base_dir ", build_root(), " (the build tree)", NULL);
   return push_env(entry);
 }
 
@@ -228,15 +252,6 @@ static char* compiler_for_cache(char* argv0, const char* invoked, bool known) {
   return shim.self_path;
 }
 
-/* The working directory, read once; NULL when unknown. */
-static const char* current_dir(void) {
-  static char cwd[PATH_MAX];
-  static bool read;
-  if (!read)
-    read = getcwd(cwd, sizeof cwd) && cwd[0] == '/';
-  return read ? cwd : NULL;
-}
-
 /* PATH relative to the working directory when under it, else PATH. */
 static const char* under_cwd(const char* path) {
   const char* cwd = current_dir();
@@ -248,6 +263,30 @@ static const char* under_cwd(const char* path) {
   return path[len] == '/' && path[len + 1] ? path + len + 1 : path;
 }
 
+/* PATH as ccache hands it to the compiler: relative to the working directory when under it, or
+ * ("../" steps) when under base_dir, as ccache rewrites it; else PATH. BUF holds the result. */
+static const char* as_compiled(const char* path, char buf[PATH_MAX]) {
+  const char* rel = under_cwd(path);
+  const char* base = base_dir();
+  const char* cwd = current_dir();
+  if (rel != path || path[0] != '/' || !base || !cwd || !starts_with(path, base) ||
+      (path[strlen(base)] != '/' && strcmp(base, "/") != 0))
+    return rel;
+  /* The directory both are under: up to the last '/' of their common start (PATH is not under
+   * CWD, so that '/' ends a component of both). One "../" for each component of CWD below it. */
+  size_t common = 0;
+  for (size_t i = 0; cwd[i] && cwd[i] == path[i]; i++)
+    if (cwd[i] == '/')
+      common = i;
+  size_t len = 0;
+  for (const char* c = cwd + common; *c; c++)
+    if (*c == '/' && (len += concat(buf + len, PATH_MAX - len, "../", NULL)) >= PATH_MAX)
+      return path;
+  if (concat(buf + len, PATH_MAX - len, path + common + 1, NULL) >= PATH_MAX - len)
+    return path;
+  return buf;
+}
+
 /* "-cuid=<value>" for CALL (formats.h), or NULL when the call gets none. */
 static char* cuid_argument(const struct shimctl_compiler* compiler,
                            const struct call_traits* call) {
@@ -255,7 +294,10 @@ static char* cuid_argument(const struct shimctl_compiler* compiler,
   char value[SHIMCTL_CUID_HEX + 1];
   if (!wants_cuid(call, starts_with(base_name(compiler->name), "hipcc")))
     return NULL;
-  shimctl_cuid_value(value, under_cwd(call->source), call->output ? under_cwd(call->output) : "");
+  char source[PATH_MAX], output[PATH_MAX];
+  shimctl_cuid_value(value,
+                     as_compiled(call->source, source),
+                     call->output ? as_compiled(call->output, output) : "");
   concat(arg, sizeof arg, SHIMCTL_CUID_FLAG, value, NULL);
   if (shim.trace)
     say("cuid ", value, " (source ", call->source, ")", NULL);

@@ -359,4 +359,18 @@ rocm_fresh_build_dir_paths() {
   bp_build "$TEST_DIR/b5"
   expect_eq "direct=6 preprocessed=0 misses=15" "$(bp_counts)" "b5 rebuilt"
   for o in $(bp_objects "$TEST_DIR/b5"); do expect_same_file "$o.first" "$o"; done
+  # A generated HIP source named by absolute path from a subdirectory of the build tree (where the
+  # Makefiles generator runs compiles): the shim's -cuid= is made of the path as ccache passes it
+  # (../gen/g.hip), so another build tree hits, with the object a fresh compile there makes.
+  local t
+  for t in m1 m2; do
+    mkdir -p "$TEST_DIR/$t/gen" "$TEST_DIR/$t/sub" && : > "$TEST_DIR/$t/CMakeCache.txt" || fail "cannot make $t"
+    printf '#include <hip/hip_runtime.h>\n__global__ void g(float* x) { x[0] = 1; }\n' > "$TEST_DIR/$t/gen/g.hip"
+    (cd "$TEST_DIR/$t/sub" && "$P/bin/hipcc" -x hip --offload-arch=gfx90a -c "$TEST_DIR/$t/gen/g.hip" -o g.o) \
+      || fail "compile of the generated source in $t"
+  done
+  expect_eq "direct=7 preprocessed=0 misses=16" "$(bp_counts)" "a generated source in two build trees"
+  expect_same_file "$TEST_DIR/m1/sub/g.o" "$TEST_DIR/m2/sub/g.o"
+  (cd "$TEST_DIR/m2/sub" && SHIMCTL_DISABLE=1 "$P/bin/hipcc" -x hip --offload-arch=gfx90a -c "$TEST_DIR/m2/gen/g.hip" -o g.o \
+    && cmp -s g.o "$TEST_DIR/m1/sub/g.o") || fail "the hit in m2 differs from a fresh compile there"
 }
