@@ -475,9 +475,11 @@ test_identity_unknown_runs_uncached() {
 
 test_target_in_the_key() {
   TEST "target: keyenv values, the probe's GPU list and a native CPU join the key; a native GPU without probe runs uncached"
-  identity_fixture "keyenv HCC_AMDGPU_TARGET" "keyenv NVCC_APPEND_FLAGS" "target-probe cc $TEST_DIR/probe"
+  identity_fixture "keyenv HCC_AMDGPU_TARGET" "keyenv NVCC_APPEND_FLAGS" "target-probe cc $TEST_DIR/probe" \
+    "native-probe cc $TEST_DIR/native"
   printf '#!/bin/sh\necho probe >> %s/probe.calls\necho gfx000\necho "${GPUS:-gfx90a}"\n' "$TEST_DIR" > "$TEST_DIR/probe"
-  chmod 755 "$TEST_DIR/probe"
+  printf '#!/bin/sh\necho native >> %s/probe.calls\necho "${GPUS:-gfx90a}"\n' "$TEST_DIR" > "$TEST_DIR/native"
+  chmod 755 "$TEST_DIR/probe" "$TEST_DIR/native"
   local base="string:shimctl-${FP_SNAPSHOT:0:32}"
   probes() { [ -f "$TEST_DIR/probe.calls" ] && wc -l < "$TEST_DIR/probe.calls" || echo 0; }
   "$P/bin/cc" --offload-arch=gfx90a -c x.c || fail "compile failed"
@@ -490,8 +492,8 @@ test_target_in_the_key() {
   "$P/bin/cc" -c x.c || fail "compile failed"
   expect_eq "$base;gpus=gfx000,gfx90a," "$(recorded_env CCACHE_COMPILERCHECK)" "no target: the probe's GPUs"
   GPUS=gfx1100 "$P/bin/cc" --offload-arch native -c x.c || fail "compile failed"
-  expect_eq "$base;gpus=gfx000,gfx1100," "$(recorded_env CCACHE_COMPILERCHECK)" "a native target: the probe's GPUs"
-  expect_eq 2 "$(probes)" "probe runs"
+  expect_eq "$base;gpus=gfx1100," "$(recorded_env CCACHE_COMPILERCHECK)" "a native target: the native probe's GPUs"
+  expect_eq "probe native" "$(paste -sd ' ' "$TEST_DIR/probe.calls")" "probes run"
   HIPCC_COMPILE_FLAGS_APPEND='--offload-arch=gfx908' "$P/bin/cc" -c x.c || fail "compile failed"
   expect_eq 2 "$(probes)" "no probe when HIPCC_COMPILE_FLAGS_APPEND names the target"
   "$P/bin/cc" -E -P x.c -o /dev/null || fail "preprocess failed"
@@ -503,11 +505,13 @@ test_target_in_the_key() {
   "$P/bin/cc" -c x.c || fail "compile failed"
   expect_eq "$base;gpus=;probe-status=3" "$(recorded_env CCACHE_COMPILERCHECK)" "a failing probe is keyed as such"
   calls >/dev/null
-  # Without a probe a native target cannot be keyed: the original runs, uncached, logged.
-  identity_fixture "keyenv NVCC_APPEND_FLAGS"
+  # Without a native-probe a native target cannot be keyed (the target-probe answers another
+  # question): the original runs, uncached, logged.
+  identity_fixture "keyenv NVCC_APPEND_FLAGS" "target-probe cc $TEST_DIR/probe"
   "$P/bin/cc" -arch=native -c x.c || fail "compile failed"
   expect_eq "cc.real|$P/bin/cc|-arch=native|-c|x.c" "$(calls)" "-arch=native ran the original directly"
   expect_contains "$(cat "$P/.shimctl/events.log")" "target-unkeyed" "events.log"
+  identity_fixture "keyenv NVCC_APPEND_FLAGS"
   # -march=native means this machine's CPU: what /proc/cpuinfo says of it joins the key.
   "$P/bin/cc" -march=native -c x.c || fail "compile failed"
   local key; key=$(recorded_env CCACHE_COMPILERCHECK)
