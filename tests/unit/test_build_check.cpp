@@ -9,7 +9,7 @@ using namespace shimctl;
 using test::make_temp_dir;
 using test::write_text;
 
-TEST_SUITE_BEGIN("core::check_build");
+TEST_SUITE_BEGIN("build::check_build");
 
 namespace {
 
@@ -59,8 +59,8 @@ struct Tree {
                statements + "build k: CXX_EXECUTABLE_LINKER__k_ CMakeFiles/k.dir/k.cpp.o\n");
   }
 
-  [[nodiscard]] core::LanguageCheck only_language() const {
-    auto check = core::check_build(context, build);
+  [[nodiscard]] build::LanguageCheck only_language() const {
+    auto check = build::check_build(context, build);
     REQUIRE(check);
     REQUIRE(check->languages.size() == 1);
     return check->languages.front();
@@ -180,7 +180,7 @@ TEST_CASE("compile_commands.json: the cached launcher applies (CMake writes none
   SUBCASE("shimmed, no launcher") {
     Tree t;
     write_text(t.build + "/compile_commands.json", entries(t.shimmed));
-    auto check = core::check_build(t.context, t.build);
+    auto check = build::check_build(t.context, t.build);
     REQUIRE(check);
     CHECK(check->generator == "compile_commands.json");
     REQUIRE(check->languages.size() == 1);
@@ -204,7 +204,7 @@ TEST_CASE("compile_commands.json: the cached launcher applies (CMake writes none
 TEST_CASE("a cached launcher the rules do not run: a warning says so") {
   Tree t("CMAKE_CXX_COMPILER_LAUNCHER:STRING=ccache\n");
   t.ninja(rule_for(t.plain));
-  auto check = core::check_build(t.context, t.build);
+  auto check = build::check_build(t.context, t.build);
   REQUIRE(check);
   CHECK_FALSE(check->ok());
   REQUIRE(check->warnings.size() == 1);
@@ -216,12 +216,12 @@ TEST_CASE("a cached launcher the rules do not run: a warning says so") {
 TEST_CASE("not a build tree") {
   auto dir = make_temp_dir();
   core::Context context;
-  auto check = core::check_build(context, dir);
+  auto check = build::check_build(context, dir);
   REQUIRE_FALSE(check);
   CHECK(check.error().message ==
         dir + " has no CMakeCache.txt; pass a configured CMake build directory");
   write_text(dir + "/CMakeCache.txt", "CMAKE_GENERATOR:INTERNAL=Ninja\n");
-  check = core::check_build(context, dir);
+  check = build::check_build(context, dir);
   REQUIRE_FALSE(check);
   CHECK(check.error().message ==
         dir + " has neither build.ninja, Makefiles nor compile_commands.json; run the CMake "

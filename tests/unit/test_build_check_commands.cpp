@@ -2,7 +2,7 @@
 #include <shimctl/build/build_files.hpp>
 #include <shimctl/build/compile_command.hpp>
 
-using namespace shimctl::core;
+using namespace shimctl::build;
 
 TEST_SUITE_BEGIN("core::compile_command");
 

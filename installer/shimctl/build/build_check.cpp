@@ -10,7 +10,7 @@
 #include <shimctl/util/text.hpp>
 #include <sstream>
 
-namespace shimctl::core {
+namespace shimctl::build {
 
 using util::ExitCode;
 using util::fail;
@@ -52,7 +52,7 @@ CacheEntries read_cmake_cache(const fs::path& file) {
 // is_shim_path, once per compiler path (it hashes the file).
 class ShimMemo {
 public:
-  explicit ShimMemo(const Context& context)
+  explicit ShimMemo(const core::Context& context)
     : context_(context) {}
   bool operator()(const std::string& path) {
     auto [it, fresh] = known_.try_emplace(path, false);
@@ -62,7 +62,7 @@ public:
   }
 
 private:
-  const Context& context_;
+  const core::Context& context_;
   std::map<std::string, bool> known_;
 };
 
@@ -155,7 +155,7 @@ bool BuildCheck::ok() const {
   return true;
 }
 
-bool is_shim_path(const Context& context, const std::string& path) {
+bool is_shim_path(const core::Context& context, const std::string& path) {
   auto real = util::real_path(path);
   if (!real)
     return false;
@@ -186,7 +186,7 @@ bool is_shim_path(const Context& context, const std::string& path) {
   return manifest.is_object() && manifest.value("shim_sha256", "") == *digest;
 }
 
-util::Result<BuildCheck> check_build(const Context& context, const std::string& build_dir) {
+util::Result<BuildCheck> check_build(const core::Context& context, const std::string& build_dir) {
   fs::path dir(build_dir);
   std::error_code ec;
   if (!fs::is_regular_file(dir / "CMakeCache.txt", ec))
@@ -224,4 +224,4 @@ util::Result<BuildCheck> check_build(const Context& context, const std::string& 
   return check;
 }
 
-} // namespace shimctl::core
+} // namespace shimctl::build

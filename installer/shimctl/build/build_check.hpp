@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-namespace shimctl::core {
+namespace shimctl::build {
 
 struct LanguageCheck {
   std::string language;       // C, CXX, HIP, CUDA
@@ -34,12 +34,12 @@ struct BuildCheck {
   [[nodiscard]] bool ok() const;
 };
 
-[[nodiscard]] util::Result<BuildCheck> check_build(const Context& context,
+[[nodiscard]] util::Result<BuildCheck> check_build(const core::Context& context,
                                                    const std::string& build_dir);
 
 // True when PATH (after symlinks) is a shimctl shim: listed as a compiler in the
 // .shimctl.conf beside it, with the bytes of this shimctl's shim or of the one its
 // prefix's manifest records.
-[[nodiscard]] bool is_shim_path(const Context& context, const std::string& path);
+[[nodiscard]] bool is_shim_path(const core::Context& context, const std::string& path);
 
-} // namespace shimctl::core
+} // namespace shimctl::build

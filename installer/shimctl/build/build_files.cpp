@@ -6,7 +6,7 @@
 #include <shimctl/util/text.hpp>
 #include <sstream>
 
-namespace shimctl::core {
+namespace shimctl::build {
 
 namespace {
 
@@ -226,4 +226,4 @@ CompilesByLanguage scan_compile_commands(const fs::path& file, const HintsByLang
   return seen;
 }
 
-} // namespace shimctl::core
+} // namespace shimctl::build

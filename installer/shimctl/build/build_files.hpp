@@ -11,7 +11,7 @@
 #include <string_view>
 #include <vector>
 
-namespace shimctl::core {
+namespace shimctl::build {
 
 // The languages check-build knows (CMake's names).
 [[nodiscard]] const std::vector<std::string>& build_languages();
@@ -46,4 +46,4 @@ using HintsByLanguage = std::map<std::string, CompileHints>; // from CMakeCache.
 [[nodiscard]] std::string expand_ninja(std::string_view text,
                                        const std::map<std::string, std::string>& variables);
 
-} // namespace shimctl::core
+} // namespace shimctl::build

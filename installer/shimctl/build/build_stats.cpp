@@ -12,7 +12,7 @@
 
 extern char** environ;
 
-namespace shimctl::core {
+namespace shimctl::build {
 
 using util::ExitCode;
 using util::fail;
@@ -118,4 +118,4 @@ util::Result<BuildStats> measure_build(const std::vector<std::string>& argv, Bui
   return counted;
 }
 
-} // namespace shimctl::core
+} // namespace shimctl::build

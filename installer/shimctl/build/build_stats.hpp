@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-namespace shimctl::core {
+namespace shimctl::build {
 
 struct BuildStats {
   int exit_code = 0;       // the build's (128+N when killed by signal N)
@@ -34,4 +34,4 @@ enum class BuildStdout { inherit, to_stderr };
 [[nodiscard]] util::Result<BuildStats> measure_build(const std::vector<std::string>& argv,
                                                      BuildStdout out);
 
-} // namespace shimctl::core
+} // namespace shimctl::build

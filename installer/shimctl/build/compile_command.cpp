@@ -1,7 +1,7 @@
 #include <algorithm>
 #include <shimctl/build/compile_command.hpp>
 
-namespace shimctl::core {
+namespace shimctl::build {
 
 namespace {
 
@@ -141,4 +141,4 @@ bool launcher_is_cache(std::string_view launcher) {
   return !launcher_cache_name(launcher).empty();
 }
 
-} // namespace shimctl::core
+} // namespace shimctl::build

@@ -9,7 +9,7 @@
 #include <string_view>
 #include <vector>
 
-namespace shimctl::core {
+namespace shimctl::build {
 
 struct CompileCommand {
   std::string launcher; // the words run before the compiler, one space apart ("" = none)
@@ -43,4 +43,4 @@ struct CompileHints {
 // The cache tool a launcher runs, by name ("ccache", "sccache"); "" when none.
 [[nodiscard]] std::string launcher_cache_name(std::string_view launcher);
 
-} // namespace shimctl::core
+} // namespace shimctl::build

@@ -17,8 +17,8 @@ struct MeasureArgs {
 };
 
 int run_measure(const MeasureArgs& args, Warnings& warnings) {
-  auto stats = core::measure_build(
-    args.command, args.json ? core::BuildStdout::to_stderr : core::BuildStdout::inherit);
+  auto stats = build::measure_build(
+    args.command, args.json ? build::BuildStdout::to_stderr : build::BuildStdout::inherit);
   if (!stats)
     return report_error(stats.error());
   const auto& s = *stats;
@@ -65,7 +65,7 @@ int run_measure(const MeasureArgs& args, Warnings& warnings) {
 }
 
 // The compiler CMakeCache.txt names, when the rules run another one.
-std::string cache_compiler_note(const core::LanguageCheck& l) {
+std::string cache_compiler_note(const build::LanguageCheck& l) {
   if (l.cache_compiler.empty() || l.cache_compiler == l.compiler)
     return "";
   return fmt::format("; CMakeCache.txt names {}", l.cache_compiler);
@@ -73,7 +73,7 @@ std::string cache_compiler_note(const core::LanguageCheck& l) {
 
 int run_check(core::Context& context, const std::string& dir, bool json, Warnings& warnings) {
   attach_progress(context, json);
-  auto check = core::check_build(context, dir);
+  auto check = build::check_build(context, dir);
   if (!check)
     return report_error(check.error());
   if (json) {
