@@ -310,3 +310,74 @@ bench_table() {
   done
   printf '%-44s %10s %10s\n' "throughput compiles/s (shims warm, originals)" "$(g throughput.shim_per_s)" "$(g throughput.orig_per_s)"
 }
+
+# ---- The runtime callers (scripts/callers/*) ----------------------------------------------------
+# bench_callers_summarize KEYPREFIX TSV...: the medians over rounds (one results file of a driver
+# per round, scripts/lib/callers.bash --results) of each pass's times and counts, as
+# "KEYPREFIX.PASS.KEY\tVALUE" (KEY: compile_ms, link_ms, probes_ms, total_ms, compile.compiles,
+# compile.hits, compile.misses, remote_hits, ...; ms keys also .min and .max; n = rounds), and
+# the ratios: compile-only and total, cold / warm, cold / container, container / warm.
+bench_callers_summarize() {
+  /usr/bin/python3 - "$@" <<'PY'
+import collections, statistics, sys
+prefix, files = sys.argv[1], sys.argv[2:]
+vals = collections.defaultdict(list)
+for f in files:
+    for line in open(f):
+        k, _, v = line.rstrip("\n").partition("\t")
+        try:
+            x = float(v)
+        except ValueError:
+            vals[k + ".text"] = [v]
+            continue
+        vals[k].append(x)
+med = {}
+for k, v in sorted(vals.items()):
+    if k.endswith(".text"):
+        print(f"{prefix}.{k[:-5]}\t{v[0]}")
+        continue
+    med[k] = statistics.median(v)
+    print(f"{prefix}.{k}\t{med[k]:g}")
+    if k.endswith("_ms"):
+        print(f"{prefix}.{k}.min\t{min(v):g}\n{prefix}.{k}.max\t{max(v):g}\n{prefix}.{k}.n\t{len(v)}")
+def ratio(name, a, b):
+    if a in med and b in med and med[b] > 0:
+        print(f"{prefix}.ratio.{name}\t{med[a] / med[b]:.2f}")
+for what in ("compile_ms", "total_ms"):
+    w = what[:-3]
+    ratio(f"cold_warm.{w}", f"cold.{what}", f"warm.{what}")
+    ratio(f"cold_container.{w}", f"cold.{what}", f"container.{what}")
+    ratio(f"container_warm.{w}", f"container.{what}", f"warm.{what}")
+PY
+}
+
+# bench_callers_table RESULTS.tsv: the callers' table (markdown), for stdout and BENCHMARKS.md.
+bench_callers_table() {
+  local R=$1 d
+  g() { awk -F'\t' -v k="$1" '$1 == k { v = $2 } END { print v }' "$R"; }
+  s() { awk -v v="$(g "$1")" 'BEGIN { if (v == "") print "n/a"; else printf "%.2f", v / 1000 }'; }
+  echo "| caller (sources x targets) | pass | compile s | link s | probes s | total s | cacheable | hits | misses | remote hits | not cacheable |"
+  echo "|---|---|---|---|---|---|---|---|---|---|---|"
+  for d in aiter cpp_extension deepspeed inductor; do
+    local p
+    for p in cold warm container; do
+      [ -n "$(g "callers.$d.$p.compile_ms")" ] || continue
+      echo "| $d ($(g "callers.$d.size")) | $p | $(s "callers.$d.$p.compile_ms") | $(s "callers.$d.$p.link_ms") | $(s "callers.$d.$p.probes_ms") | $(s "callers.$d.$p.total_ms") | $(g "callers.$d.$p.compile.compiles") | $(g "callers.$d.$p.compile.hits") | $(g "callers.$d.$p.compile.misses") | $(g "callers.$d.$p.remote_hits") | $(g "callers.$d.$p.compile.uncacheable") |"
+    done
+  done
+  echo
+  echo "| caller | cold / pass 2, compile only (target >= 50) | cold / pass 2, total | fresh container / local hits, compile (target <= 1.5) | total | cold / fresh container, compile (target >= 50) |"
+  echo "|---|---|---|---|---|---|"
+  for d in aiter cpp_extension deepspeed inductor; do
+    [ -n "$(g "callers.$d.cold.compile_ms")" ] || continue
+    local a b c e f
+    a=$(g "callers.$d.ratio.cold_warm.compile"); b=$(g "callers.$d.ratio.cold_warm.total")
+    c=$(g "callers.$d.ratio.container_warm.compile"); e=$(g "callers.$d.ratio.container_warm.total")
+    f=$(g "callers.$d.ratio.cold_container.compile")
+    if [ "$(g "callers.$d.warm.compile.compiles")" = 0 ]; then  # Inductor: one step, no cache can store it
+      echo "| $d | ${a:-n/a} (not cacheable: one-step compile and link) | ${b:-n/a} | | | |"
+      continue
+    fi
+    echo "| $d | ${a:-n/a} ($(bench_check "$a" ge 50)) | ${b:-n/a} | ${c:-n/a}${c:+ ($(bench_check "$c" le 1.5))} | ${e:-n/a} | ${f:-n/a}${f:+ ($(bench_check "$f" ge 50))} |"
+  done
+}
