@@ -1,7 +1,7 @@
 #include <doctest/doctest.h>
 #include <shimctl/verify/verify_compile.hpp>
 
-using shimctl::core::ccache_log_outcome;
+using shimctl::verify::ccache_log_outcome;
 
 TEST_SUITE_BEGIN("core::verify_compile");
 

@@ -12,13 +12,13 @@ namespace {
 
 struct VerifyArgs {
   Common common;
-  core::VerifyOptions options;
+  verify::VerifyOptions options;
 };
 
 int run_verify(core::Context& context, const VerifyArgs& args, const Warnings& warnings) {
   attach_progress(context, args.common.json);
   auto report =
-    core::verify(context, args.common.prefix_or_default(), args.common.session(), args.options);
+    verify::verify(context, args.common.prefix_or_default(), args.common.session(), args.options);
   if (!report)
     return report_error(report.error());
   if (args.common.json)

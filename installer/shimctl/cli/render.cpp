@@ -3,7 +3,7 @@
 
 namespace shimctl::cli {
 
-std::string verify_table(const core::VerifyReport& report) {
+std::string verify_table(const verify::VerifyReport& report) {
   std::size_t subject_width = 7, name_width = 5;
   for (const auto& c : report.checks) {
     subject_width = std::max(subject_width, c.subject.size());
@@ -22,18 +22,18 @@ std::string verify_table(const core::VerifyReport& report) {
                        subject_width,
                        c.name,
                        name_width,
-                       core::to_string(c.outcome),
+                       verify::to_string(c.outcome),
                        c.detail);
   out += report.ok() ? "verify: all checks passed\n" : "verify: FAILED\n";
   return out;
 }
 
-nlohmann::json verify_json(const core::VerifyReport& report) {
+nlohmann::json verify_json(const verify::VerifyReport& report) {
   nlohmann::json checks = nlohmann::json::array();
   for (const auto& c : report.checks)
     checks.push_back({ { "subject", c.subject },
                        { "check", c.name },
-                       { "result", core::to_string(c.outcome) },
+                       { "result", verify::to_string(c.outcome) },
                        { "detail", c.detail } });
   return { { "ok", report.ok() }, { "checks", checks } };
 }

@@ -11,8 +11,8 @@
 
 namespace shimctl::cli {
 
-[[nodiscard]] std::string verify_table(const core::VerifyReport& report);
-[[nodiscard]] nlohmann::json verify_json(const core::VerifyReport& report);
+[[nodiscard]] std::string verify_table(const verify::VerifyReport& report);
+[[nodiscard]] nlohmann::json verify_json(const verify::VerifyReport& report);
 [[nodiscard]] std::string status_text(const core::StatusReport& report);
 [[nodiscard]] nlohmann::json status_json(const core::StatusReport& report);
 [[nodiscard]] nlohmann::json fingerprint_json(const core::Fingerprint& fp,

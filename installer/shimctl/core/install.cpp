@@ -180,7 +180,8 @@ util::Result<InstallResult> apply_install(const Context& context,
     return result;
 
   context.progress("verifying with real compiles");
-  TRY_ASSIGN(auto report, verify(context, session.dir, result.manifest, options.verify_options));
+  TRY_ASSIGN(auto report,
+             verify::verify(context, session.dir, result.manifest, options.verify_options));
   result.report = report;
   if (report.ok())
     return result;

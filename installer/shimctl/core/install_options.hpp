@@ -29,7 +29,7 @@ struct InstallOptions {
   bool dry_run = false;
   bool keep_on_failure = false;
   bool verify = true;
-  VerifyOptions verify_options;
+  verify::VerifyOptions verify_options;
   SessionOptions session;
 };
 
@@ -45,7 +45,7 @@ struct InstallResult {
   std::vector<std::string> plan;      // one line per step (per changed setting when reconfigured)
   std::vector<std::string> notes;     // what discovery skipped
   bool plan_changes_settings = false; // a dry run on an installed prefix: PLAN lists settings
-  std::optional<VerifyReport> report;
+  std::optional<verify::VerifyReport> report;
 };
 
 // --cache-dir as an absolute path (relative ones are taken from the working

@@ -122,7 +122,7 @@ util::Status reconfigure(const Context& context,
   if (!options.verify)
     return {};
   context.progress("verifying with real compiles");
-  TRY_ASSIGN(auto report, verify(context, session.dir, updated, options.verify_options));
+  TRY_ASSIGN(auto report, verify::verify(context, session.dir, updated, options.verify_options));
   result.report = report;
   if (report.ok())
     return {};

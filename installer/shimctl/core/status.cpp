@@ -113,8 +113,8 @@ util::Result<StatusReport> status(const Context& context,
   auto entries_dir = m.cache.shared_group && m.cache.dir ? *m.cache.dir : report.cache_location;
   if (m.cache.kind == "ccache" && entries_dir.starts_with("/"))
     report.writers = cache_writers(entries_dir, 20000);
-  report.events = read_events(session.dir);
-  report.changed = changed_identity_inputs(m);
+  report.events = verify::read_events(session.dir);
+  report.changed = verify::changed_identity_inputs(m);
   report.snapshot = snapshot_state(m);
   return report;
 }

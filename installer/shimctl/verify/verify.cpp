@@ -12,19 +12,19 @@
 #include <shimctl/verify/verify_compile.hpp>
 #include <shimctl/verify/verify_remote.hpp>
 
-namespace shimctl::core {
+namespace shimctl::verify {
 
-std::vector<std::string> changed_identity_inputs(const Manifest& manifest) {
+std::vector<std::string> changed_identity_inputs(const core::Manifest& manifest) {
   // Inputs whose stat data match the snapshot need no re-hash: what the shim
   // trusts on every compile, verify and status trust too.
-  std::map<std::string, InputStat> vouched;
+  std::map<std::string, core::InputStat> vouched;
   for (auto& input : vouched_inputs(manifest))
     vouched.emplace(input.path, input);
   std::vector<std::string> changed;
   for (const auto& input : manifest.fingerprint.inputs) {
-    auto path = input_path(manifest.prefix, input.path);
+    auto path = core::input_path(manifest.prefix, input.path);
     if (auto it = vouched.find(path); it != vouched.end()) {
-      auto now = stat_input(path);
+      auto now = core::stat_input(path);
       if (now && *now == it->second)
         continue;
     }
@@ -38,8 +38,8 @@ std::vector<std::string> changed_identity_inputs(const Manifest& manifest) {
 namespace {
 
 void check_files(const util::Dir& prefix_dir,
-                 const Manifest& m,
-                 const WrappedCompiler& c,
+                 const core::Manifest& m,
+                 const core::WrappedCompiler& c,
                  std::vector<Check>& out) {
   auto [dir_path, name] = util::split_relative(c.path);
   auto dir = prefix_dir.open_relative(dir_path);
@@ -88,15 +88,17 @@ void check_files(const util::Dir& prefix_dir,
   }
 }
 
-void check_job_lists(const Manifest& m, const WrappedCompiler& c, std::vector<Check>& out) {
+void check_job_lists(const core::Manifest& m,
+                     const core::WrappedCompiler& c,
+                     std::vector<Check>& out) {
   // Every wrapped compiler's .real by its original name: a launcher (ROCm's amdllvm) runs
   // another wrapped compiler, whose original the nested shim then runs.
-  std::vector<Rename> renames;
+  std::vector<core::Rename> renames;
   for (const auto& wrapped : m.compilers)
     renames.push_back({ m.prefix + "/" + wrapped.real, m.prefix + "/" + wrapped.path });
   std::size_t same = 0;
   for (const auto& [invoked, recorded] : c.job_lists) {
-    auto now = job_list(m.prefix, invoked, renames);
+    auto now = core::job_list(m.prefix, invoked, renames);
     if (!now) {
       out.push_back({ invoked, "behaviour", Outcome::fail, now.error().message });
     } else if (*now != recorded) {
@@ -120,13 +122,13 @@ void check_job_lists(const Manifest& m, const WrappedCompiler& c, std::vector<Ch
 // in its config; if that shimctl is gone, compiles after any toolchain change
 // run uncached.
 void check_identity_helper(const util::Dir& prefix_dir,
-                           const Manifest& m,
+                           const core::Manifest& m,
                            std::vector<Check>& out) {
   auto dirs = shim_directories(m);
   if (dirs.empty())
     return;
   auto dir = prefix_dir.open_relative(dirs.front());
-  auto config = dir ? dir->read_file(shim_config_file) : util::Result<std::string>("");
+  auto config = dir ? dir->read_file(core::shim_config_file) : util::Result<std::string>("");
   if (!config)
     return; // check_files reports a missing config
   static constexpr std::string_view key = "\nidentity-helper ";
@@ -151,9 +153,9 @@ void check_identity_helper(const util::Dir& prefix_dir,
 
 } // namespace
 
-util::Result<VerifyReport> verify(const Context& context,
+util::Result<VerifyReport> verify(const core::Context& context,
                                   const util::Dir& prefix_dir,
-                                  const Manifest& m,
+                                  const core::Manifest& m,
                                   const VerifyOptions& options) {
   VerifyReport report;
   auto& out = report.checks;
@@ -198,7 +200,7 @@ util::Result<VerifyReport> verify(const Context& context,
     if (!options.compile)
       continue;
     context.meter({ "verifying", "compilers", done, m.compilers.size() });
-    if (c.name_handling == NameHandling::argv0)
+    if (c.name_handling == core::NameHandling::argv0)
       check_job_lists(m, c, out);
     verify_compiles(context, m, c, options, out);
     context.meter({ "verifying", "compilers", ++done, m.compilers.size() });
@@ -208,9 +210,9 @@ util::Result<VerifyReport> verify(const Context& context,
   return report;
 }
 
-util::Result<VerifyReport> verify(const Context& context,
+util::Result<VerifyReport> verify(const core::Context& context,
                                   const std::string& prefix,
-                                  const SessionOptions& session_options,
+                                  const core::SessionOptions& session_options,
                                   const VerifyOptions& options) {
   TRY_ASSIGN(auto session, open_session(context, prefix, session_options));
   if (!session.manifest)
@@ -221,4 +223,4 @@ util::Result<VerifyReport> verify(const Context& context,
   return verify(context, session.dir, *session.manifest, options);
 }
 
-} // namespace shimctl::core
+} // namespace shimctl::verify

@@ -10,22 +10,22 @@
 #include <string>
 #include <vector>
 
-namespace shimctl::core {
+namespace shimctl::verify {
 
-[[nodiscard]] util::Result<VerifyReport> verify(const Context& context,
+[[nodiscard]] util::Result<VerifyReport> verify(const core::Context& context,
                                                 const util::Dir& prefix_dir,
-                                                const Manifest& manifest,
+                                                const core::Manifest& manifest,
                                                 const VerifyOptions& options);
 
 // `shimctl verify PREFIX`: opens a session on PREFIX (its lock, recovery,
 // manifest) like every other command, then verifies; not installed is an
 // error (ExitCode::not_installed).
-[[nodiscard]] util::Result<VerifyReport> verify(const Context& context,
+[[nodiscard]] util::Result<VerifyReport> verify(const core::Context& context,
                                                 const std::string& prefix,
-                                                const SessionOptions& session,
+                                                const core::SessionOptions& session,
                                                 const VerifyOptions& options);
 
 // Files whose content differs from the manifest's fingerprint inputs.
-[[nodiscard]] std::vector<std::string> changed_identity_inputs(const Manifest& manifest);
+[[nodiscard]] std::vector<std::string> changed_identity_inputs(const core::Manifest& manifest);
 
-} // namespace shimctl::core
+} // namespace shimctl::verify

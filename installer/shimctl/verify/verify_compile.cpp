@@ -10,7 +10,7 @@
 #include <shimctl/verify/verify_compile.hpp>
 #include <sstream>
 
-namespace shimctl::core {
+namespace shimctl::verify {
 
 namespace {
 
@@ -48,18 +48,20 @@ bool is_cxx_name(const std::string& path) {
 // The name to compile through: the wrapped file itself when the layout names it as a
 // compiler, else the first of its aliases the layout names (ROCm's amdllvm is a launcher
 // that works only as amdclang or amdclang++).
-std::string invoked_name(const Context& context, const Manifest& m, const WrappedCompiler& c) {
-  auto layouts = load_layouts(context.layouts_dir);
+std::string invoked_name(const core::Context& context,
+                         const core::Manifest& m,
+                         const core::WrappedCompiler& c) {
+  auto layouts = core::load_layouts(context.layouts_dir);
   if (!layouts)
     return c.path;
   auto it = std::find_if(
-    layouts->begin(), layouts->end(), [&](const Layout& l) { return l.name == m.layout; });
+    layouts->begin(), layouts->end(), [&](const core::Layout& l) { return l.name == m.layout; });
   if (it == layouts->end())
     return c.path;
   auto named = [&](const std::string& path) {
-    return std::any_of(it->compilers.begin(), it->compilers.end(), [&](const CompilerSpec& spec) {
-      return spec.path == path;
-    });
+    return std::any_of(it->compilers.begin(),
+                       it->compilers.end(),
+                       [&](const core::CompilerSpec& spec) { return spec.path == path; });
   };
   if (named(c.path))
     return c.path;
@@ -70,14 +72,14 @@ std::string invoked_name(const Context& context, const Manifest& m, const Wrappe
 }
 
 Probe probe_for(const std::string& invoked,
-                const WrappedCompiler& c,
+                const core::WrappedCompiler& c,
                 const VerifyOptions& options) {
   switch (c.verify) {
-    case VerifyKind::hip:
+    case core::VerifyKind::hip:
       return { "k.hip", hip_source, { "-x", "hip", "--offload-arch=" + options.offload_arch } };
-    case VerifyKind::cuda:
+    case core::VerifyKind::cuda:
       return { "k.cu", cuda_source, { "-arch=" + options.cuda_arch } };
-    case VerifyKind::c_cxx:
+    case core::VerifyKind::c_cxx:
       break;
   }
   if (is_cxx_name(invoked))
@@ -94,7 +96,7 @@ util::Result<Compile> compile_in_fresh_dir(const std::string& compiler,
                                            const Probe& probe,
                                            util::RunOptions options,
                                            bool through_shim) {
-  TRY_ASSIGN(auto scratch, ScratchDir::create("verify"));
+  TRY_ASSIGN(auto scratch, core::ScratchDir::create("verify"));
   TRY(scratch.write(probe.file, probe.source));
   options.cwd = scratch.path();
   if (!through_shim)
@@ -110,7 +112,7 @@ void check_link_and_run(const std::string& prefix,
                         const std::string& invoked,
                         const Probe& probe,
                         std::vector<Check>& out) {
-  auto scratch = ScratchDir::create("verify");
+  auto scratch = core::ScratchDir::create("verify");
   if (!scratch)
     return;
   if (!scratch->write(probe.file, probe.source))
@@ -135,8 +137,8 @@ void check_link_and_run(const std::string& prefix,
 }
 
 // sccache's reasons for not caching, from the statistics delta: ": -x".
-std::string sccache_reasons(const util::Result<CacheStats>& before,
-                            const util::Result<CacheStats>& after) {
+std::string sccache_reasons(const util::Result<core::CacheStats>& before,
+                            const util::Result<core::CacheStats>& after) {
   if (!before || !after)
     return "";
   std::string reasons;
@@ -175,10 +177,10 @@ CcacheLogOutcome ccache_log_outcome(const std::string& log) {
 }
 
 std::string read_events(const util::Dir& prefix_dir) {
-  auto state = prefix_dir.open_relative(state_dir_name);
+  auto state = prefix_dir.open_relative(core::state_dir_name);
   if (!state)
     return "";
-  auto text = state->read_file(events_file, 16 << 20);
+  auto text = state->read_file(core::events_file, 16 << 20);
   if (!text || text->empty())
     return "";
   std::size_t lines = 0;
@@ -189,12 +191,12 @@ std::string read_events(const util::Dir& prefix_dir) {
     last = line;
   }
   return fmt::format(
-    "{} shim event(s) recorded in {}; last: {}", lines, state->path_of(events_file), last);
+    "{} shim event(s) recorded in {}; last: {}", lines, state->path_of(core::events_file), last);
 }
 
-void verify_compiles(const Context& context,
-                     const Manifest& m,
-                     const WrappedCompiler& c,
+void verify_compiles(const core::Context& context,
+                     const core::Manifest& m,
+                     const core::WrappedCompiler& c,
                      const VerifyOptions& options,
                      std::vector<Check>& out) {
   auto invoked = invoked_name(context, m, c);
@@ -205,7 +207,7 @@ void verify_compiles(const Context& context,
   run_options.env = tool_environment(env);
   run_options.env["SHIMCTL_DISABLE"] = std::nullopt;
   run_options.env["SHIMCTL_ACTIVE"] = std::nullopt;
-  auto log_dir = ScratchDir::create("ccachelog");
+  auto log_dir = core::ScratchDir::create("ccachelog");
   if (!log_dir) {
     out.push_back({ c.path, "compile", Outcome::fail, log_dir.error().message });
     return;
@@ -292,7 +294,7 @@ void verify_compiles(const Context& context,
                                 direct->object.size()) });
   }
 
-  if (c.verify == VerifyKind::c_cxx) {
+  if (c.verify == core::VerifyKind::c_cxx) {
     check_link_and_run(m.prefix, invoked, probe, out);
     for (const auto& alias : c.aliases) {
       if (is_cxx_name(alias.path) && !is_cxx_name(invoked)) {
@@ -303,4 +305,4 @@ void verify_compiles(const Context& context,
   }
 }
 
-} // namespace shimctl::core
+} // namespace shimctl::verify

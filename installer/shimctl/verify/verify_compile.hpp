@@ -10,11 +10,11 @@
 #include <string>
 #include <vector>
 
-namespace shimctl::core {
+namespace shimctl::verify {
 
-void verify_compiles(const Context& context,
-                     const Manifest& manifest,
-                     const WrappedCompiler& c,
+void verify_compiles(const core::Context& context,
+                     const core::Manifest& manifest,
+                     const core::WrappedCompiler& c,
                      const VerifyOptions& options,
                      std::vector<Check>& out);
 
@@ -30,4 +30,4 @@ struct CcacheLogOutcome {
 // A one-line summary of the shim's events.log ("" when there are none).
 [[nodiscard]] std::string read_events(const util::Dir& prefix_dir);
 
-} // namespace shimctl::core
+} // namespace shimctl::verify

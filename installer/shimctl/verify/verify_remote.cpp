@@ -5,7 +5,7 @@
 #include <shimctl/util/process.hpp>
 #include <shimctl/verify/verify_remote.hpp>
 
-namespace shimctl::core {
+namespace shimctl::verify {
 
 namespace {
 
@@ -15,25 +15,25 @@ constexpr std::string_view remote_source =
   "int shimctl_verify_remote(int x) { return x * 7 + 3; }\n";
 
 struct RemoteProbe {
-  const WrappedCompiler* compiler = nullptr;
+  const core::WrappedCompiler* compiler = nullptr;
   std::string file;
   std::vector<std::string> flags;
 };
 
 // The cheapest compiler to test with: a C/C++ compiler, else HIP, else CUDA.
-RemoteProbe pick_probe(const Manifest& m, const VerifyOptions& options) {
+RemoteProbe pick_probe(const core::Manifest& m, const VerifyOptions& options) {
   RemoteProbe best;
   int best_rank = 9;
   for (const auto& c : m.compilers) {
-    int rank = c.verify == VerifyKind::c_cxx ? 0 : c.verify == VerifyKind::hip ? 1 : 2;
+    int rank = c.verify == core::VerifyKind::c_cxx ? 0 : c.verify == core::VerifyKind::hip ? 1 : 2;
     if (rank >= best_rank)
       continue;
     best_rank = rank;
     best.compiler = &c;
-    if (c.verify == VerifyKind::c_cxx) {
+    if (c.verify == core::VerifyKind::c_cxx) {
       best.file = "remote.c";
       best.flags = {};
-    } else if (c.verify == VerifyKind::hip) {
+    } else if (c.verify == core::VerifyKind::hip) {
       best.file = "remote.hip";
       best.flags = { "-x", "hip", "--offload-arch=" + options.offload_arch };
     } else {
@@ -46,12 +46,12 @@ RemoteProbe pick_probe(const Manifest& m, const VerifyOptions& options) {
 
 // One compile through the shim with its own, empty local cache: its ccache
 // counters (remote_storage_read_hit, remote_storage_error, ...).
-util::Result<CacheStats> compile_with_empty_local_cache(const Manifest& m,
-                                                        const RemoteProbe& probe,
-                                                        util::RunOptions options,
-                                                        std::string& error) {
-  TRY_ASSIGN(auto local, ScratchDir::create("remote-local"));
-  TRY_ASSIGN(auto work, ScratchDir::create("remote-src"));
+util::Result<core::CacheStats> compile_with_empty_local_cache(const core::Manifest& m,
+                                                              const RemoteProbe& probe,
+                                                              util::RunOptions options,
+                                                              std::string& error) {
+  TRY_ASSIGN(auto local, core::ScratchDir::create("remote-local"));
+  TRY_ASSIGN(auto work, core::ScratchDir::create("remote-src"));
   TRY(work.write(probe.file, remote_source));
   options.env["CCACHE_DIR"] = local.path();
   options.cwd = work.path();
@@ -67,7 +67,7 @@ util::Result<CacheStats> compile_with_empty_local_cache(const Manifest& m,
 
 } // namespace
 
-void verify_remote(const Manifest& m, const VerifyOptions& options, std::vector<Check>& out) {
+void verify_remote(const core::Manifest& m, const VerifyOptions& options, std::vector<Check>& out) {
   if (!m.cache.remote || m.cache.kind != "ccache")
     return;
   const auto& url = *m.cache.remote;
@@ -129,4 +129,4 @@ void verify_remote(const Manifest& m, const VerifyOptions& options, std::vector<
                   "(remote_storage_read_miss); check the URL and the server's write permissions" });
 }
 
-} // namespace shimctl::core
+} // namespace shimctl::verify

@@ -8,8 +8,10 @@
 #include <shimctl/verify/verify_report.hpp>
 #include <vector>
 
-namespace shimctl::core {
+namespace shimctl::verify {
 
-void verify_remote(const Manifest& manifest, const VerifyOptions& options, std::vector<Check>& out);
+void verify_remote(const core::Manifest& manifest,
+                   const VerifyOptions& options,
+                   std::vector<Check>& out);
 
-} // namespace shimctl::core
+} // namespace shimctl::verify

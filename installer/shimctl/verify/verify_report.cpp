@@ -2,7 +2,7 @@
 #include <fmt/format.h>
 #include <shimctl/verify/verify_report.hpp>
 
-namespace shimctl::core {
+namespace shimctl::verify {
 
 std::string to_string(Outcome outcome) {
   switch (outcome) {
@@ -30,4 +30,4 @@ std::string VerifyReport::first_failure() const {
   return "";
 }
 
-} // namespace shimctl::core
+} // namespace shimctl::verify

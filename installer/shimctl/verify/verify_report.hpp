@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-namespace shimctl::core {
+namespace shimctl::verify {
 
 enum class Outcome { pass, fail, warn, not_cached };
 
@@ -30,4 +30,4 @@ struct VerifyOptions {
 
 [[nodiscard]] std::string to_string(Outcome outcome);
 
-} // namespace shimctl::core
+} // namespace shimctl::verify
