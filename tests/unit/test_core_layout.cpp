@@ -199,7 +199,7 @@ TEST_CASE("rocm identity globs find device libraries in every known place") {
   for (const auto& bc : bitcode)
     write_text(p + "/" + bc, bc);
   write_text(p + "/bin/hipcc", "#!/bin/sh\n");
-  auto files = core::identity_files(p, rocm.identity, { "bin/hipcc" });
+  auto files = identity::identity_files(p, rocm.identity, { "bin/hipcc" });
   for (const auto& bc : bitcode)
     CHECK_MESSAGE(std::find(files.begin(), files.end(), bc) != files.end(), bc);
   CHECK(std::find(files.begin(), files.end(), "bin/hipcc.real") != files.end());

@@ -57,16 +57,16 @@ const std::string bitcode_dir = "/usr/lib/x86_64-linux-gnu/amdgcn/bitcode/";
 TEST_SUITE_BEGIN("core::JobInputs");
 
 TEST_CASE("split_job_line: clang's quoting; anything else is not a job line") {
-  CHECK(core::split_job_line(R"( "/usr/bin/lld" "-o" "a b" "x\"y" "c:\\d" "\$HOME")") ==
+  CHECK(identity::split_job_line(R"( "/usr/bin/lld" "-o" "a b" "x\"y" "c:\\d" "\$HOME")") ==
         std::vector<std::string>{ "/usr/bin/lld", "-o", "a b", "x\"y", "c:\\d", "$HOME" });
-  CHECK(core::split_job_line("InstalledDir: /usr/bin").empty());
-  CHECK(core::split_job_line(R"("/usr/bin/lld" "-o")").empty()); // no leading blank
-  CHECK(core::split_job_line(R"( "/usr/bin/lld" "-o)").empty()); // unterminated
-  CHECK(core::split_job_line(R"( "/usr/bin/lld" -o)").empty());  // unquoted word
+  CHECK(identity::split_job_line("InstalledDir: /usr/bin").empty());
+  CHECK(identity::split_job_line(R"("/usr/bin/lld" "-o")").empty()); // no leading blank
+  CHECK(identity::split_job_line(R"( "/usr/bin/lld" "-o)").empty()); // unterminated
+  CHECK(identity::split_job_line(R"( "/usr/bin/lld" -o)").empty());  // unquoted word
 }
 
 TEST_CASE("parse_job_list: Debian 12's perl hipcc (ROCm 5.2) over clang-15") {
-  auto jobs = core::parse_job_list(hipcc_rocm52);
+  auto jobs = identity::parse_job_list(hipcc_rocm52);
   CHECK(jobs.driver == "/usr/bin/clang++-15");
   CHECK(jobs.installed_dir == "/usr/bin");
   CHECK(jobs.executables ==
@@ -86,7 +86,7 @@ TEST_CASE("parse_job_list: Debian 12's perl hipcc (ROCm 5.2) over clang-15") {
 }
 
 TEST_CASE("parse_job_list: clang-16 names its configuration file") {
-  auto jobs = core::parse_job_list(clang16_config);
+  auto jobs = identity::parse_job_list(clang16_config);
   CHECK(jobs.config_files == std::vector<std::string>{ "/tmp/jl/my.cfg" });
   CHECK(jobs.installed_dir == "/usr/bin");
   CHECK(jobs.driver.empty());
@@ -101,14 +101,14 @@ TEST_CASE("parse_job_list: clang-16 names its configuration file") {
 }
 
 TEST_CASE("parse_job_list: clang-15 without device libraries: jobs, no bitcode, the errors") {
-  auto jobs = core::parse_job_list(clang15_no_device_libs);
+  auto jobs = identity::parse_job_list(clang15_no_device_libs);
   CHECK(jobs.has_jobs());
   CHECK(jobs.bitcode.empty());
   CHECK(jobs.installed_dir == "/usr/lib/llvm-15/bin");
   REQUIRE(jobs.errors.size() == 3);
   CHECK(jobs.errors[0].starts_with("clang: error: cannot find ROCm device library;"));
-  CHECK(core::parse_job_list("").executables.empty());
-  CHECK_FALSE(core::parse_job_list("fake hipcc -x hip\n").has_jobs());
+  CHECK(identity::parse_job_list("").executables.empty());
+  CHECK_FALSE(identity::parse_job_list("fake hipcc -x hip\n").has_jobs());
 }
 
 namespace {
@@ -153,7 +153,7 @@ TEST_CASE(
   fake_compiler(p, "bin/nvcc", "");
   REQUIRE(::chmod((p + "/bin/nvcc").c_str(), 0) == 0);
 
-  auto found = core::probe_job_inputs(
+  auto found = identity::probe_job_inputs(
     p, { { "bin/hipcc", "hipcc" }, { "bin/nvcc", "nvcc" } }, { "bin/hipcc", "llvm/bin/clang" });
   REQUIRE(found);
   CHECK(found->files == std::vector<std::string>{ outside + "/bin/clang-offload-bundler",
@@ -168,26 +168,27 @@ TEST_CASE(
   REQUIRE(found->compilers.size() == 1);
   CHECK(found->compilers[0].has_jobs);
   CHECK(found->compilers[0].has_bitcode);
-  CHECK(core::missing_device_libraries(p, *found, { "bin/hipcc" }).empty());
+  CHECK(identity::missing_device_libraries(p, *found, { "bin/hipcc" }).empty());
 }
 
 TEST_CASE("missing_device_libraries: a wrapped hipcc whose job list links no bitcode") {
   auto p = test::make_temp_dir();
   fake_compiler(p, "bin/hipcc", clang15_no_device_libs);
   fake_compiler(p, "bin/fake", "fake hipcc: no job list at all\n");
-  auto found = core::probe_job_inputs(p, { { "bin/hipcc", "hipcc" }, { "bin/fake", "hipcc" } }, {});
+  auto found =
+    identity::probe_job_inputs(p, { { "bin/hipcc", "hipcc" }, { "bin/fake", "hipcc" } }, {});
   REQUIRE(found);
   REQUIRE(found->compilers.size() == 2);
   CHECK_FALSE(found->compilers[0].has_bitcode);
   CHECK_FALSE(found->compilers[1].has_jobs);
-  auto reason = core::missing_device_libraries(p, *found, { "bin/hipcc", "bin/fake" });
+  auto reason = identity::missing_device_libraries(p, *found, { "bin/hipcc", "bin/fake" });
   CHECK(reason.starts_with(p + "/bin/hipcc links no HIP device library"));
   CHECK(reason.find("; clang: error: cannot find ROCm device library") != std::string::npos);
   CHECK(reason.find("apt install rocm-device-libs") != std::string::npos);
   CHECK(reason.find('\n') == std::string::npos);
   // Not wrapped, or no job list to judge by: no refusal.
-  CHECK(core::missing_device_libraries(p, *found, { "bin/fake" }).empty());
-  CHECK(core::missing_device_libraries(p, *found, {}).empty());
+  CHECK(identity::missing_device_libraries(p, *found, { "bin/fake" }).empty());
+  CHECK(identity::missing_device_libraries(p, *found, {}).empty());
 }
 
 TEST_SUITE_END();

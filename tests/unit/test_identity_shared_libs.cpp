@@ -12,16 +12,16 @@ TEST_CASE("parse_loader_list: resolved libraries and the loader; no vDSO, nothin
                         "\tlibmissing.so => not found\n"
                         "\tlibc.so.6 => /lib/x86_64-linux-gnu/libc.so.6 (0x00007f2)\n"
                         "\t/lib64/ld-linux-x86-64.so.2 (0x00007f3)\n";
-  CHECK(core::parse_loader_list(listing) ==
+  CHECK(identity::parse_loader_list(listing) ==
         std::vector<std::string>{ "/lib/x86_64-linux-gnu/libLLVM-15.so.1",
                                   "/lib/x86_64-linux-gnu/libc.so.6",
                                   "/lib64/ld-linux-x86-64.so.2" });
-  CHECK(core::parse_loader_list("").empty());
-  CHECK(core::parse_loader_list("\tstatically linked\n").empty());
+  CHECK(identity::parse_loader_list("").empty());
+  CHECK(identity::parse_loader_list("\tstatically linked\n").empty());
 }
 
 TEST_CASE("shared_libraries: a dynamic executable's libraries, resolved; scripts add nothing") {
-  auto libs = core::shared_libraries({ "/bin/ls", "/bin/ls", "/usr/bin/ldd" }); // ldd: a script
+  auto libs = identity::shared_libraries({ "/bin/ls", "/bin/ls", "/usr/bin/ldd" }); // ldd: a script
   auto has = [&](const std::string& suffix) {
     return std::any_of(
       libs.begin(), libs.end(), [&](const std::string& l) { return l.ends_with(suffix); });
@@ -31,7 +31,7 @@ TEST_CASE("shared_libraries: a dynamic executable's libraries, resolved; scripts
   CHECK(std::count_if(libs.begin(), libs.end(), [](const std::string& l) {
           return l.ends_with("/libc.so.6");
         }) == 1);
-  CHECK(core::shared_libraries({ "/usr/bin/ldd", "/nonexistent" }).empty());
+  CHECK(identity::shared_libraries({ "/usr/bin/ldd", "/nonexistent" }).empty());
 }
 
 TEST_SUITE_END();

@@ -39,7 +39,7 @@ private:
   std::optional<std::string> old_;
 };
 
-core::InputStat input(const std::string& path, std::uint64_t inode) {
+identity::InputStat input(const std::string& path, std::uint64_t inode) {
   return { path, inode, 10, 20, 30 };
 }
 
@@ -48,18 +48,18 @@ core::InputStat input(const std::string& path, std::uint64_t inode) {
 TEST_SUITE_BEGIN("core.user_snapshot");
 
 TEST_CASE("user_snapshot_name: the prefix with '/' and '%' escaped, within NAME_MAX") {
-  CHECK(core::user_snapshot_name("/opt/rocm") == "%2Fopt%2Frocm");
-  CHECK(core::user_snapshot_name("/a%2Fb") == "%2Fa%252Fb"); // never the same as /a/b
-  CHECK(core::user_snapshot_name("/a/b") == "%2Fa%2Fb");
-  CHECK(core::user_snapshot_name("/" + std::string(300, 'x')) == std::nullopt);
+  CHECK(identity::user_snapshot_name("/opt/rocm") == "%2Fopt%2Frocm");
+  CHECK(identity::user_snapshot_name("/a%2Fb") == "%2Fa%252Fb"); // never the same as /a/b
+  CHECK(identity::user_snapshot_name("/a/b") == "%2Fa%2Fb");
+  CHECK(identity::user_snapshot_name("/" + std::string(300, 'x')) == std::nullopt);
 }
 
 TEST_CASE("user_cache_home: XDG_CACHE_HOME, else HOME/.cache; only absolute paths") {
-  CHECK(core::user_cache_home("/x/cache", "/home/u") == "/x/cache");
-  CHECK(core::user_cache_home("relative", "/home/u") == "/home/u/.cache");
-  CHECK(core::user_cache_home(nullptr, "/home/u") == "/home/u/.cache");
-  CHECK(core::user_cache_home(nullptr, "home") == std::nullopt);
-  CHECK(core::user_cache_home(nullptr, nullptr) == std::nullopt);
+  CHECK(identity::user_cache_home("/x/cache", "/home/u") == "/x/cache");
+  CHECK(identity::user_cache_home("relative", "/home/u") == "/home/u/.cache");
+  CHECK(identity::user_cache_home(nullptr, "/home/u") == "/home/u/.cache");
+  CHECK(identity::user_cache_home(nullptr, "home") == std::nullopt);
+  CHECK(identity::user_cache_home(nullptr, nullptr) == std::nullopt);
 }
 
 TEST_CASE("write_user_snapshot: the manifest first, below the user's own cache directory") {
@@ -68,11 +68,11 @@ TEST_CASE("write_user_snapshot: the manifest first, below the user's own cache d
   ScopedEnv no_xdg("XDG_CACHE_HOME", nullptr);
   ScopedEnv set_home("HOME", home.c_str());
   auto manifest = input("/opt/rocm/.shimctl/manifest.json", 7);
-  std::vector<core::InputStat> inputs{ input("/opt/rocm/bin/hipcc.real", 8) };
+  std::vector<identity::InputStat> inputs{ input("/opt/rocm/bin/hipcc.real", 8) };
   std::string fingerprint(64, 'a');
 
   SUBCASE("HOME/.cache made when missing; the snapshot names the prefix's manifest first") {
-    auto path = core::write_user_snapshot("/opt/rocm", fingerprint, manifest, inputs);
+    auto path = identity::write_user_snapshot("/opt/rocm", fingerprint, manifest, inputs);
     REQUIRE(path);
     CHECK(*path == home + "/.cache/shimctl/identity/%2Fopt%2Frocm");
     CHECK(read_text(*path) == "shimctl-identity 1\nfingerprint " + fingerprint +
@@ -85,7 +85,7 @@ TEST_CASE("write_user_snapshot: the manifest first, below the user's own cache d
   SUBCASE("a directory others may write: refused, nothing written") {
     fs::create_directories(home + "/.cache/shimctl");
     ::chmod((home + "/.cache/shimctl").c_str(), 0777);
-    auto path = core::write_user_snapshot("/opt/rocm", fingerprint, manifest, inputs);
+    auto path = identity::write_user_snapshot("/opt/rocm", fingerprint, manifest, inputs);
     REQUIRE_FALSE(path);
     CHECK(path.error().message.find("is not this user's own directory") != std::string::npos);
     CHECK_FALSE(fs::exists(home + "/.cache/shimctl/identity"));
@@ -94,17 +94,17 @@ TEST_CASE("write_user_snapshot: the manifest first, below the user's own cache d
     fs::create_directories(home + "/.cache");
     fs::create_directories(home + "/elsewhere");
     fs::create_directory_symlink(home + "/elsewhere", home + "/.cache/shimctl");
-    REQUIRE_FALSE(core::write_user_snapshot("/opt/rocm", fingerprint, manifest, inputs));
+    REQUIRE_FALSE(identity::write_user_snapshot("/opt/rocm", fingerprint, manifest, inputs));
     CHECK(fs::is_empty(home + "/elsewhere"));
   }
   SUBCASE("another user's home (root with HOME of someone else): refused") {
     REQUIRE(::chown(home.c_str(), 12345, 12345) == 0);
-    REQUIRE_FALSE(core::write_user_snapshot("/opt/rocm", fingerprint, manifest, inputs));
+    REQUIRE_FALSE(identity::write_user_snapshot("/opt/rocm", fingerprint, manifest, inputs));
     CHECK_FALSE(fs::exists(home + "/.cache"));
   }
   SUBCASE("no HOME: refused, saying so") {
     ScopedEnv no_home("HOME", nullptr);
-    auto path = core::write_user_snapshot("/opt/rocm", fingerprint, manifest, inputs);
+    auto path = identity::write_user_snapshot("/opt/rocm", fingerprint, manifest, inputs);
     REQUIRE_FALSE(path);
     CHECK(path.error().message.find("HOME is not set") != std::string::npos);
   }

@@ -1,6 +1,6 @@
 // The shim's identity snapshot reader (shim/identity_snapshot.c) against what
-// core::render_identity_snapshot writes, and the user-snapshot path rule (shim/formats.h) against
-// core::user_cache_home and core::user_snapshot_name.
+// identity::render_identity_snapshot writes, and the user-snapshot path rule (shim/formats.h)
+// against identity::user_cache_home and identity::user_snapshot_name.
 #include <doctest/doctest.h>
 #include <shim/formats.h>
 #include <shimctl/identity/identity_snapshot.hpp>
@@ -17,7 +17,7 @@ const std::string fingerprint = "0123456789abcdef0123456789abcdef0123456789abcde
 struct Read {
   bool accepted = false;
   std::string fingerprint;
-  std::vector<core::InputStat> inputs; // path: directory + "/" + name
+  std::vector<identity::InputStat> inputs; // path: directory + "/" + name
   bool bad_line = false;
 };
 
@@ -61,26 +61,26 @@ std::string shim_user_snapshot_path(const char* xdg, const char* home, const std
 TEST_SUITE_BEGIN("shim::identity_snapshot");
 
 TEST_CASE("what render_identity_snapshot writes the shim reads back exactly") {
-  std::vector<core::InputStat> inputs = {
+  std::vector<identity::InputStat> inputs = {
     { "/opt/rocm/bin/hipcc.real", 1, 2, 3, 4 },
     { "/opt/rocm/bin/clang with space", 18446744073709551615ULL, 0, 1700000000123456789ULL, 5 },
     { "/opt/rocm/amdgcn/bitcode/ocml.bc", 7, 8, 9, 10 },
     { "/libc.so.6", 11, 12, 13, 14 },
   };
-  auto text = core::render_identity_snapshot(fingerprint, inputs);
+  auto text = identity::render_identity_snapshot(fingerprint, inputs);
   auto read = read_as_shim(text);
   CHECK(read.accepted);
   CHECK_FALSE(read.bad_line);
   CHECK(read.fingerprint == fingerprint);
   CHECK(read.inputs == inputs);
   // The C++ reader agrees.
-  auto parsed = core::parse_identity_snapshot(text);
+  auto parsed = identity::parse_identity_snapshot(text);
   REQUIRE(parsed);
   CHECK(parsed->inputs == inputs);
 }
 
 TEST_CASE("a snapshot the shim does not trust") {
-  auto good = core::render_identity_snapshot(fingerprint, { { "/a/b", 1, 2, 3, 4 } });
+  auto good = identity::render_identity_snapshot(fingerprint, { { "/a/b", 1, 2, 3, 4 } });
   CHECK(read_as_shim(good).accepted);
   SUBCASE("cut short: no final newline") {
     CHECK_FALSE(read_as_shim(good.substr(0, good.size() - 1)).accepted);
@@ -94,9 +94,10 @@ TEST_CASE("a snapshot the shim does not trust") {
   SUBCASE("an upper-case or short fingerprint") {
     std::string upper = fingerprint;
     upper[0] = 'A';
-    CHECK_FALSE(read_as_shim(core::render_identity_snapshot(upper, {})).accepted);
-    CHECK_FALSE(read_as_shim(core::render_identity_snapshot(fingerprint.substr(1), {})).accepted);
-    CHECK_FALSE(read_as_shim(core::render_identity_snapshot(fingerprint + "0", {})).accepted);
+    CHECK_FALSE(read_as_shim(identity::render_identity_snapshot(upper, {})).accepted);
+    CHECK_FALSE(
+      read_as_shim(identity::render_identity_snapshot(fingerprint.substr(1), {})).accepted);
+    CHECK_FALSE(read_as_shim(identity::render_identity_snapshot(fingerprint + "0", {})).accepted);
   }
   SUBCASE("a line that is neither a dir nor an input") {
     for (const char* line : { "1 2 3 4\n", "1 2 3 x y\n", "\n", "-1 2 3 4 x\n", "1 2 3 4  \n" }) {
@@ -124,20 +125,20 @@ TEST_CASE("the user snapshot's path: the shim's rule is the C++ side's") {
            { "/x/cache", "/home/u" }, { "relative", "/home/u" }, { nullptr, "/home/u" } }) {
       CAPTURE(prefix);
       CAPTURE(xdg ? xdg : "(unset)");
-      auto expected = *core::user_cache_home(xdg, home) + "/shimctl/identity/" +
-                      *core::user_snapshot_name(prefix);
+      auto expected = *identity::user_cache_home(xdg, home) + "/shimctl/identity/" +
+                      *identity::user_snapshot_name(prefix);
       CHECK(shim_user_snapshot_path(xdg, home, prefix) == expected);
     }
   }
   CHECK(shim_user_snapshot_path("/x", nullptr, "/opt/rocm") == "/x/shimctl/identity/%2Fopt%2Frocm");
   CHECK(shim_user_snapshot_path(nullptr, "relative", "/opt/rocm").empty());
   CHECK(shim_user_snapshot_path(nullptr, nullptr, "/opt/rocm").empty());
-  CHECK_FALSE(core::user_cache_home(nullptr, nullptr));
+  CHECK_FALSE(identity::user_cache_home(nullptr, nullptr));
   // The name's limit is NAME_MAX on both sides: 85 '/' are 255 bytes, 86 are too many.
   CHECK_FALSE(shim_user_snapshot_path("/x", nullptr, std::string(85, '/')).empty());
-  CHECK(core::user_snapshot_name(std::string(85, '/')));
+  CHECK(identity::user_snapshot_name(std::string(85, '/')));
   CHECK(shim_user_snapshot_path("/x", nullptr, std::string(86, '/')).empty());
-  CHECK_FALSE(core::user_snapshot_name(std::string(86, '/')));
+  CHECK_FALSE(identity::user_snapshot_name(std::string(86, '/')));
 }
 
 TEST_SUITE_END();

@@ -18,7 +18,7 @@ int run_fingerprint(core::Context& context,
                     KeyOnly key_only,
                     const Warnings& warnings) {
   attach_progress(context, common.json);
-  auto id = core::current_identity(context, common.prefix_or_default(), common.session());
+  auto id = identity::current_identity(context, common.prefix_or_default(), common.session());
   if (!id)
     return report_error(id.error());
   if (key_only == KeyOnly::yes) {

@@ -14,7 +14,7 @@ void add_identity_commands(CLI::App& app, core::Context&, Registry& registry) {
   check->add_option("prefix", *prefix, "The installed prefix")->required();
   registry.commands.push_back(
     { check, [&registry, prefix] {
-       auto result = core::check_identity(*prefix);
+       auto result = identity::check_identity(*prefix);
        if (!result)
          return report_error(result.error());
        const auto& snapshot = result->snapshot;

@@ -14,7 +14,7 @@ void add_refresh_command(CLI::App& app, core::Context& context, Registry& regist
   add_common(cmd, *common, false);
   registry.commands.push_back({ cmd, [&context, &registry, common] {
                                  attach_progress(context, common->json);
-                                 auto id = core::refresh(
+                                 auto id = identity::refresh(
                                    context, common->prefix_or_default(), common->session());
                                  if (!id)
                                    return report_error(id.error());

@@ -138,7 +138,7 @@ nlohmann::json status_json(const core::StatusReport& r) {
   return j;
 }
 
-nlohmann::json fingerprint_json(const core::Fingerprint& fp, const std::string& layout) {
+nlohmann::json fingerprint_json(const identity::Fingerprint& fp, const std::string& layout) {
   nlohmann::json inputs = nlohmann::json::array();
   for (const auto& in : fp.inputs)
     inputs.push_back({ { "path", in.path }, { "sha256", in.sha256 }, { "size", in.size } });

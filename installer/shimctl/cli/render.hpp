@@ -15,7 +15,7 @@ namespace shimctl::cli {
 [[nodiscard]] nlohmann::json verify_json(const verify::VerifyReport& report);
 [[nodiscard]] std::string status_text(const core::StatusReport& report);
 [[nodiscard]] nlohmann::json status_json(const core::StatusReport& report);
-[[nodiscard]] nlohmann::json fingerprint_json(const core::Fingerprint& fp,
+[[nodiscard]] nlohmann::json fingerprint_json(const identity::Fingerprint& fp,
                                               const std::string& layout);
 
 } // namespace shimctl::cli

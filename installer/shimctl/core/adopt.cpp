@@ -68,10 +68,11 @@ util::Status rewrite_identity(const Context& context,
   std::vector<std::string> wrapped;
   for (const auto& c : old.compilers)
     wrapped.push_back(c.path);
-  TRY_ASSIGN(auto found, toolchain_files(old.prefix, *layout, wrapped));
+  TRY_ASSIGN(auto found, identity::toolchain_files(old.prefix, *layout, wrapped));
   context.progress(fmt::format("fingerprinting {} toolchain files", found.files.size()));
   TRY_ASSIGN(updated.fingerprint,
-             compute_fingerprint(old.prefix, found.files, false, fingerprint_meter(context)));
+             identity::compute_fingerprint(
+               old.prefix, found.files, false, identity::fingerprint_meter(context)));
 
   auto old_env = shim_environment(old.cache, old.fingerprint.sha256, identity_paths(old));
   auto new_env =
@@ -95,7 +96,7 @@ util::Status rewrite_identity(const Context& context,
   Transaction transaction(session.dir, session.shim_bytes);
   TRY(transaction.run(journal, step_progress(context, journal.steps.size())));
   session.manifest = updated;
-  record_identity_snapshot(context, session.dir, updated);
+  identity::record_identity_snapshot(context, session.dir, updated);
   return {};
 }
 

@@ -45,8 +45,8 @@ util::Result<std::vector<std::string>> planned_identity_files(const Context& con
   for (const auto& t : toolchain.targets)
     wrapped.push_back(t.path);
   context.progress("probing the compilers' job lists for identity inputs");
-  TRY_ASSIGN(auto found, toolchain_files(toolchain.prefix, toolchain.layout, wrapped));
-  if (auto missing = missing_device_libraries(toolchain.prefix, found.reported, wrapped);
+  TRY_ASSIGN(auto found, identity::toolchain_files(toolchain.prefix, toolchain.layout, wrapped));
+  if (auto missing = identity::missing_device_libraries(toolchain.prefix, found.reported, wrapped);
       !missing.empty())
     return fail(ExitCode::usage, "{}", missing);
   return found.files;
@@ -68,7 +68,8 @@ util::Result<Manifest> plan_manifest(const Context& context,
   m.shim_size = shim_bytes.size();
   context.progress(fmt::format("fingerprinting {} toolchain files", files.size()));
   TRY_ASSIGN(m.fingerprint,
-             compute_fingerprint(toolchain.prefix, files, true, fingerprint_meter(context)));
+             identity::compute_fingerprint(
+               toolchain.prefix, files, true, identity::fingerprint_meter(context)));
   for (const auto& t : toolchain.targets) {
     WrappedCompiler c;
     c.path = t.path;
@@ -79,7 +80,7 @@ util::Result<Manifest> plan_manifest(const Context& context,
     TRY_ASSIGN(c.original, record_original(prefix_dir, t.path));
     c.aliases = t.aliases;
     if (c.name_handling == NameHandling::argv0) {
-      TRY_ASSIGN(c.job_lists, record_job_lists(toolchain.prefix, t));
+      TRY_ASSIGN(c.job_lists, identity::record_job_lists(toolchain.prefix, t));
     }
     m.compilers.push_back(std::move(c));
   }
@@ -175,7 +176,7 @@ util::Result<InstallResult> apply_install(const Context& context,
   TRY(transaction.run(plan.journal, step_progress(context, plan.journal.steps.size())));
   result.action = InstallResult::Action::installed;
   session.manifest = result.manifest;
-  record_identity_snapshot(context, session.dir, result.manifest);
+  identity::record_identity_snapshot(context, session.dir, result.manifest);
   if (!options.verify)
     return result;
 

@@ -60,7 +60,7 @@ struct Manifest {
   CacheSettings cache;
   std::string shim_sha256;
   std::uint64_t shim_size = 0;
-  Fingerprint fingerprint;
+  identity::Fingerprint fingerprint;
   std::vector<WrappedCompiler> compilers;
   std::vector<std::string> created_files; // shim configs, relative to the prefix
 };

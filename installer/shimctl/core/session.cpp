@@ -135,11 +135,11 @@ util::Result<Session> open_session(const Context& context,
 void remove_state_dir(const util::Dir& prefix_dir) {
   if (auto state = prefix_dir.open_relative(state_dir_name)) {
     for (auto name :
-         { journal_file, manifest_file, events_file, lock_file, identity_snapshot_file })
+         { journal_file, manifest_file, events_file, lock_file, identity::identity_snapshot_file })
       (void)state->remove(name);
     if (auto names = state->list()) // an identity snapshot whose writer died before its rename
       for (const auto& name : *names)
-        if (name.starts_with("." + std::string(identity_snapshot_file) + ".shimctl-tmp."))
+        if (name.starts_with("." + std::string(identity::identity_snapshot_file) + ".shimctl-tmp."))
           (void)state->remove(name);
   }
   (void)prefix_dir.remove_dir(state_dir_name);

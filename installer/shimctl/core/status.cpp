@@ -115,7 +115,7 @@ util::Result<StatusReport> status(const Context& context,
     report.writers = cache_writers(entries_dir, 20000);
   report.events = verify::read_events(session.dir);
   report.changed = verify::changed_identity_inputs(m);
-  report.snapshot = snapshot_state(m);
+  report.snapshot = identity::snapshot_state(m);
   return report;
 }
 

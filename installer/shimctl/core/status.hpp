@@ -43,7 +43,7 @@ struct StatusReport {
   std::optional<CacheWriters> writers; // ccache: the versions that wrote the local entries
   std::string events;                  // one-line summary of shim events
   std::vector<std::string> changed;    // identity inputs changed since install
-  SnapshotState snapshot;              // what the shim keys compiles by
+  identity::SnapshotState snapshot;    // what the shim keys compiles by
   std::string recovered;
 };
 

@@ -11,7 +11,7 @@
 #include <unistd.h>
 #include <utility>
 
-namespace shimctl::core {
+namespace shimctl::identity {
 
 std::string Fingerprint::cache_key(const std::string& layout) const {
   return fmt::format("{}-{}", layout, sha256.substr(0, 16));
@@ -29,9 +29,9 @@ std::vector<std::string> identity_files(const std::string& prefix,
         std::string match = g.gl_pathv[i];
         auto relative = match.substr(prefix.size() + 1);
         // Our own files are not part of the toolchain.
-        if (relative.ends_with(real_suffix) || relative.ends_with(SHIMCTL_CONFIG_NAME))
+        if (relative.ends_with(core::real_suffix) || relative.ends_with(SHIMCTL_CONFIG_NAME))
           continue;
-        auto resolved = resolve_within(prefix, relative);
+        auto resolved = core::resolve_within(prefix, relative);
         struct stat st {};
         if (::stat(match.c_str(), &st) != 0 || !S_ISREG(st.st_mode))
           continue;
@@ -40,7 +40,7 @@ std::vector<std::string> identity_files(const std::string& prefix,
           continue;
         }
         bool is_wrapped = std::find(wrapped.begin(), wrapped.end(), *resolved) != wrapped.end();
-        files.insert(is_wrapped ? *resolved + std::string(real_suffix) : *resolved);
+        files.insert(is_wrapped ? *resolved + std::string(core::real_suffix) : *resolved);
       }
     }
     ::globfree(&g);
@@ -50,14 +50,14 @@ std::vector<std::string> identity_files(const std::string& prefix,
   std::vector<std::string> executables;
   for (const auto& file : files) {
     auto full = input_path(prefix, file);
-    if (file.ends_with(real_suffix) && ::access(full.c_str(), F_OK) != 0)
-      full.resize(full.size() - real_suffix.size()); // before install: the original
+    if (file.ends_with(core::real_suffix) && ::access(full.c_str(), F_OK) != 0)
+      full.resize(full.size() - core::real_suffix.size()); // before install: the original
     executables.push_back(full);
   }
   for (const auto& lib : shared_libraries(executables)) {
     if (!lib.starts_with(prefix + "/"))
       files.insert(lib);
-    else if (auto relative = lib.substr(prefix.size() + 1); !relative.ends_with(real_suffix))
+    else if (auto relative = lib.substr(prefix.size() + 1); !relative.ends_with(core::real_suffix))
       files.insert(relative);
   }
   return { files.begin(), files.end() };
@@ -68,7 +68,7 @@ std::string input_path(const std::string& prefix, const std::string& path) {
 }
 
 util::Result<ToolchainFiles> toolchain_files(const std::string& prefix,
-                                             const Layout& layout,
+                                             const core::Layout& layout,
                                              const std::vector<std::string>& wrapped) {
   // One probe per clang executable: its other names (clang++, amdclang, ...) run the same jobs,
   // and the config files any name reads are inputs through the *.cfg beside the one it reports.
@@ -97,8 +97,8 @@ std::string combine_inputs(const std::vector<IdentityInput>& inputs) {
   std::vector<std::pair<std::string_view, std::string_view>> pairs;
   for (const auto& input : inputs) {
     std::string_view path = input.path;
-    if (path.ends_with(real_suffix))
-      path.remove_suffix(real_suffix.size());
+    if (path.ends_with(core::real_suffix))
+      path.remove_suffix(core::real_suffix.size());
     pairs.emplace_back(path, input.sha256);
   }
   std::sort(pairs.begin(), pairs.end());
@@ -112,7 +112,7 @@ std::string combine_inputs(const std::vector<IdentityInput>& inputs) {
   return h.hex_digest();
 }
 
-FingerprintProgress fingerprint_meter(const Context& context) {
+FingerprintProgress fingerprint_meter(const core::Context& context) {
   return [&context](
            std::size_t done, std::size_t total, std::uint64_t bytes, std::uint64_t total_bytes) {
     context.meter({ "fingerprinting", "files", done, total, bytes, total_bytes });
@@ -151,8 +151,8 @@ util::Result<Fingerprint> compute_fingerprint(const std::string& prefix,
   auto full_path = [&](const std::string& relative) {
     std::string full = input_path(prefix, relative);
     struct stat st {};
-    if (before_install && relative.ends_with(real_suffix) && ::stat(full.c_str(), &st) != 0)
-      full.resize(full.size() - real_suffix.size());
+    if (before_install && relative.ends_with(core::real_suffix) && ::stat(full.c_str(), &st) != 0)
+      full.resize(full.size() - core::real_suffix.size());
     return full;
   };
   std::uint64_t total_bytes = 0;
@@ -180,4 +180,4 @@ util::Result<Fingerprint> compute_fingerprint(const std::string& prefix,
   return fp;
 }
 
-} // namespace shimctl::core
+} // namespace shimctl::identity

@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-namespace shimctl::core {
+namespace shimctl::identity {
 
 struct IdentityInput {
   // Relative to the prefix (a wrapped compiler is named by its .real), or
@@ -53,7 +53,7 @@ struct ToolchainFiles {
 // not depend on which compilers are wrapped. Never runs a compile through a
 // shim (identity/job_inputs.hpp).
 [[nodiscard]] util::Result<ToolchainFiles> toolchain_files(const std::string& prefix,
-                                                           const Layout& layout,
+                                                           const core::Layout& layout,
                                                            const std::vector<std::string>& wrapped);
 
 // An input's path on disk: PREFIX/PATH, or PATH itself when absolute.
@@ -64,7 +64,7 @@ using FingerprintProgress =
   std::function<void(std::size_t, std::size_t, std::uint64_t, std::uint64_t)>;
 
 // A FingerprintProgress that reports to CONTEXT.meter as "fingerprinting".
-[[nodiscard]] FingerprintProgress fingerprint_meter(const Context& context);
+[[nodiscard]] FingerprintProgress fingerprint_meter(const core::Context& context);
 
 // Hashes the files. With BEFORE_INSTALL, a ".real" name that does not exist
 // yet is read from the original (the same bytes it will hold).
@@ -78,4 +78,4 @@ using FingerprintProgress =
 // ".real" path counts under the compiler's own name.
 [[nodiscard]] std::string combine_inputs(const std::vector<IdentityInput>& inputs);
 
-} // namespace shimctl::core
+} // namespace shimctl::identity

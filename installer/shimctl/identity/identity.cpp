@@ -3,18 +3,18 @@
 #include <shimctl/core/discovery.hpp>
 #include <shimctl/identity/identity.hpp>
 
-namespace shimctl::core {
+namespace shimctl::identity {
 
 using util::ExitCode;
 using util::fail;
 
-util::Result<Identity> current_identity(const Context& context,
+util::Result<Identity> current_identity(const core::Context& context,
                                         const std::string& prefix,
-                                        const SessionOptions& session_options) {
-  TRY_ASSIGN(auto layouts, load_layouts(context.layouts_dir));
-  TRY_ASSIGN(auto session, open_session(context, prefix, session_options));
+                                        const core::SessionOptions& session_options) {
+  TRY_ASSIGN(auto layouts, core::load_layouts(context.layouts_dir));
+  TRY_ASSIGN(auto session, core::open_session(context, prefix, session_options));
   std::vector<std::string> wrapped;
-  const Layout* layout = nullptr;
+  const core::Layout* layout = nullptr;
   bool before_install = !session.manifest;
   if (session.manifest) {
     for (const auto& c : session.manifest->compilers)
@@ -31,7 +31,7 @@ util::Result<Identity> current_identity(const Context& context,
                compute_fingerprint(session.prefix, found.files, false, fingerprint_meter(context)));
     return id;
   }
-  TRY_ASSIGN(auto toolchain, discover(session.prefix, layouts, {}));
+  TRY_ASSIGN(auto toolchain, core::discover(session.prefix, layouts, {}));
   for (const auto& t : toolchain.targets)
     wrapped.push_back(t.path);
   Identity id{ toolchain.layout.name, {} };
@@ -42,18 +42,18 @@ util::Result<Identity> current_identity(const Context& context,
   return id;
 }
 
-util::Result<Identity> refresh(const Context& context,
+util::Result<Identity> refresh(const core::Context& context,
                                const std::string& prefix,
-                               const SessionOptions& session_options) {
-  TRY_ASSIGN(auto session, open_session(context, prefix, session_options));
+                               const core::SessionOptions& session_options) {
+  TRY_ASSIGN(auto session, core::open_session(context, prefix, session_options));
   if (!session.manifest)
     return fail(ExitCode::not_installed,
                 "{} is not installed; run 'shimctl install {}' first",
                 session.prefix,
                 session.prefix);
-  Manifest updated = *session.manifest;
-  TRY(rewrite_identity(context, session, {}, updated));
+  core::Manifest updated = *session.manifest;
+  TRY(core::rewrite_identity(context, session, {}, updated));
   return Identity{ updated.layout, updated.fingerprint };
 }
 
-} // namespace shimctl::core
+} // namespace shimctl::identity

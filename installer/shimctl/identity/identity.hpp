@@ -6,20 +6,20 @@
 #include <shimctl/identity/fingerprint.hpp>
 #include <string>
 
-namespace shimctl::core {
+namespace shimctl::identity {
 
 struct Identity {
   std::string layout;
   Fingerprint fingerprint;
 };
 
-[[nodiscard]] util::Result<Identity> current_identity(const Context& context,
+[[nodiscard]] util::Result<Identity> current_identity(const core::Context& context,
                                                       const std::string& prefix,
-                                                      const SessionOptions& session);
+                                                      const core::SessionOptions& session);
 
 // `shimctl refresh`: records the toolchain's current identity.
-[[nodiscard]] util::Result<Identity> refresh(const Context& context,
+[[nodiscard]] util::Result<Identity> refresh(const core::Context& context,
                                              const std::string& prefix,
-                                             const SessionOptions& session);
+                                             const core::SessionOptions& session);
 
-} // namespace shimctl::core
+} // namespace shimctl::identity

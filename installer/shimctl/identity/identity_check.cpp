@@ -3,7 +3,7 @@
 #include <shimctl/identity/identity_check.hpp>
 #include <shimctl/identity/user_snapshot.hpp>
 
-namespace shimctl::core {
+namespace shimctl::identity {
 
 using util::ExitCode;
 using util::fail;
@@ -11,9 +11,9 @@ using util::fail;
 util::Result<IdentityCheck> check_identity(const std::string& prefix) {
   TRY_ASSIGN(auto dir, util::Dir::open(prefix));
   // The manifest's stat data before it is read: what the snapshot is valid with.
-  auto manifest_read =
-    stat_input(fmt::format("{}/{}/{}", prefix == "/" ? "" : prefix, state_dir_name, manifest_file));
-  TRY_ASSIGN(auto manifest, load_manifest(dir, prefix));
+  auto manifest_read = stat_input(fmt::format(
+    "{}/{}/{}", prefix == "/" ? "" : prefix, core::state_dir_name, core::manifest_file));
+  TRY_ASSIGN(auto manifest, core::load_manifest(dir, prefix));
   if (!manifest || !manifest_read)
     return fail(ExitCode::not_installed, "{} is not installed", prefix);
   IdentityCheck check;
@@ -30,4 +30,4 @@ util::Result<IdentityCheck> check_identity(const std::string& prefix) {
   return check;
 }
 
-} // namespace shimctl::core
+} // namespace shimctl::identity

@@ -6,7 +6,7 @@
 #include <shimctl/util/error.hpp>
 #include <string>
 
-namespace shimctl::core {
+namespace shimctl::identity {
 
 struct IdentityCheck {
   SnapshotResult snapshot;
@@ -20,4 +20,4 @@ struct IdentityCheck {
 // the snapshot; where it may not write the prefix's, it writes the user's.
 [[nodiscard]] util::Result<IdentityCheck> check_identity(const std::string& prefix);
 
-} // namespace shimctl::core
+} // namespace shimctl::identity

@@ -12,7 +12,7 @@
 #include <thread>
 #include <time.h>
 
-namespace shimctl::core {
+namespace shimctl::identity {
 
 using util::ExitCode;
 using util::fail;
@@ -24,7 +24,7 @@ std::uint64_t nanoseconds(const timespec& t) {
          static_cast<std::uint64_t>(t.tv_nsec);
 }
 
-std::vector<std::string> input_files(const Manifest& manifest) {
+std::vector<std::string> input_files(const core::Manifest& manifest) {
   std::vector<std::string> files;
   for (const auto& input : manifest.fingerprint.inputs)
     files.push_back(input.path);
@@ -116,7 +116,7 @@ std::string render_identity_snapshot(const std::string& fingerprint,
 }
 
 util::Result<SnapshotResult> snapshot_identity(const util::Dir& prefix_dir,
-                                               const Manifest& manifest,
+                                               const core::Manifest& manifest,
                                                SnapshotWriter writer,
                                                const std::optional<InputStat>& manifest_read) {
   auto files = input_files(manifest);
@@ -132,10 +132,10 @@ util::Result<SnapshotResult> snapshot_identity(const util::Dir& prefix_dir,
     return result;
   }
   result.stat = after;
-  auto state = prefix_dir.open_relative(state_dir_name);
+  auto state = prefix_dir.open_relative(core::state_dir_name);
   std::optional<util::FileLock> lock; // held until the snapshot is written
   if (state && writer == SnapshotWriter::bystander) {
-    auto taken = util::FileLock::try_shared_existing(*state, lock_file);
+    auto taken = util::FileLock::try_shared_existing(*state, core::lock_file);
     auto manifest_now = manifest_read ? stat_input(manifest_read->path)
                                       : util::Result<InputStat>(fail("no manifest was read"));
     if (!taken || !manifest_now || *manifest_now != *manifest_read) {
@@ -188,7 +188,7 @@ std::optional<ParsedSnapshot> parse_identity_snapshot(std::string_view text) {
 
 std::optional<ParsedSnapshot> read_identity_snapshot(const std::string& prefix) {
   auto dir = util::Dir::open(prefix);
-  auto state = dir ? dir->open_relative(state_dir_name)
+  auto state = dir ? dir->open_relative(core::state_dir_name)
                    : util::Result<util::Dir>(std::unexpected(dir.error()));
   auto text = state ? state->read_file(identity_snapshot_file) : util::Result<std::string>("");
   if (!text)
@@ -196,14 +196,14 @@ std::optional<ParsedSnapshot> read_identity_snapshot(const std::string& prefix) 
   return parse_identity_snapshot(*text);
 }
 
-std::vector<InputStat> vouched_inputs(const Manifest& manifest) {
+std::vector<InputStat> vouched_inputs(const core::Manifest& manifest) {
   auto snapshot = read_identity_snapshot(manifest.prefix);
   if (!snapshot || snapshot->fingerprint != manifest.fingerprint.sha256)
     return {};
   return snapshot->inputs;
 }
 
-SnapshotState snapshot_state(const Manifest& manifest) {
+SnapshotState snapshot_state(const core::Manifest& manifest) {
   SnapshotState state;
   auto snapshot = read_identity_snapshot(manifest.prefix);
   if (!snapshot)
@@ -218,9 +218,9 @@ SnapshotState snapshot_state(const Manifest& manifest) {
   return state;
 }
 
-void record_identity_snapshot(const Context& context,
+void record_identity_snapshot(const core::Context& context,
                               const util::Dir& prefix_dir,
-                              const Manifest& manifest) {
+                              const core::Manifest& manifest) {
   context.progress("recording the identity snapshot");
   auto snapshot = snapshot_identity(prefix_dir, manifest, SnapshotWriter::lock_holder);
   if (!snapshot)
@@ -234,4 +234,4 @@ void record_identity_snapshot(const Context& context,
                  "contents; run 'shimctl refresh' to record them");
 }
 
-} // namespace shimctl::core
+} // namespace shimctl::identity

@@ -25,7 +25,7 @@
 #include <string_view>
 #include <vector>
 
-namespace shimctl::core {
+namespace shimctl::identity {
 
 inline constexpr std::string_view identity_snapshot_file = SHIMCTL_IDENTITY_NAME;
 
@@ -83,7 +83,7 @@ enum class SnapshotWriter {
 // snapshot is written only while it still has them.
 [[nodiscard]] util::Result<SnapshotResult> snapshot_identity(
   const util::Dir& prefix_dir,
-  const Manifest& manifest,
+  const core::Manifest& manifest,
   SnapshotWriter writer,
   const std::optional<InputStat>& manifest_read = std::nullopt);
 
@@ -105,18 +105,18 @@ struct SnapshotState {
   std::vector<std::string> stale_inputs; // inputs whose stat data differ: each makes it stale
 };
 
-[[nodiscard]] SnapshotState snapshot_state(const Manifest& manifest);
+[[nodiscard]] SnapshotState snapshot_state(const core::Manifest& manifest);
 
 // The stat data of the inputs the snapshot in PREFIX/.shimctl vouches for:
 // the ones of MANIFEST's fingerprint, when the snapshot holds that very
 // fingerprint (an input whose stat data still match has the bytes the
 // manifest records). Empty when there is no such snapshot.
-[[nodiscard]] std::vector<InputStat> vouched_inputs(const Manifest& manifest);
+[[nodiscard]] std::vector<InputStat> vouched_inputs(const core::Manifest& manifest);
 
 // After install, refresh and adopt: writes the snapshot; a problem is only
 // reported (the first compile then re-hashes through the helper).
-void record_identity_snapshot(const Context& context,
+void record_identity_snapshot(const core::Context& context,
                               const util::Dir& prefix_dir,
-                              const Manifest& manifest);
+                              const core::Manifest& manifest);
 
-} // namespace shimctl::core
+} // namespace shimctl::identity

@@ -11,7 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-namespace shimctl::core {
+namespace shimctl::identity {
 
 namespace {
 
@@ -115,13 +115,13 @@ std::string input_name(const std::string& prefix,
   if (!resolved.starts_with(prefix + "/"))
     return resolved;
   auto relative = resolved.substr(prefix.size() + 1);
-  if (relative.ends_with(shim_config_file))
+  if (relative.ends_with(core::shim_config_file))
     return "";
   auto original = relative;
-  if (original.ends_with(real_suffix))
-    original.resize(original.size() - real_suffix.size());
+  if (original.ends_with(core::real_suffix))
+    original.resize(original.size() - core::real_suffix.size());
   if (std::find(wrapped.begin(), wrapped.end(), original) != wrapped.end())
-    return original + std::string(real_suffix);
+    return original + std::string(core::real_suffix);
   return relative;
 }
 
@@ -158,7 +158,7 @@ util::Result<JobInputs> probe_job_inputs(const std::string& prefix,
   for (const auto& compiler : compilers) {
     if (compiler.family != "hipcc" && compiler.family != "clang")
       continue;
-    TRY_ASSIGN(auto scratch, ScratchDir::create("job-inputs"));
+    TRY_ASSIGN(auto scratch, core::ScratchDir::create("job-inputs"));
     TRY(scratch.write("probe.hip", probe_source));
     util::RunOptions options;
     options.cwd = scratch.path();
@@ -222,7 +222,7 @@ std::string missing_device_libraries(const std::string& prefix,
   for (const auto& c : inputs.compilers) {
     if (c.family != "hipcc" || !c.has_jobs || c.has_bitcode)
       continue;
-    auto resolved = resolve_within(prefix, c.path);
+    auto resolved = core::resolve_within(prefix, c.path);
     if (!resolved || std::find(wrapped.begin(), wrapped.end(), *resolved) == wrapped.end())
       continue;
     return fmt::format(
@@ -237,4 +237,4 @@ std::string missing_device_libraries(const std::string& prefix,
   return "";
 }
 
-} // namespace shimctl::core
+} // namespace shimctl::identity

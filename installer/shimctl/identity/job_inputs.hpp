@@ -11,7 +11,7 @@
 #include <string_view>
 #include <vector>
 
-namespace shimctl::core {
+namespace shimctl::identity {
 
 // What one `-###` output shows (stdout and stderr of the probe, in any order).
 struct JobList {
@@ -71,4 +71,4 @@ struct ProbeTarget {
                                                    const JobInputs& inputs,
                                                    const std::vector<std::string>& wrapped);
 
-} // namespace shimctl::core
+} // namespace shimctl::identity

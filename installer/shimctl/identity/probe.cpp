@@ -2,7 +2,7 @@
 #include <shimctl/identity/probe.hpp>
 #include <shimctl/util/process.hpp>
 
-namespace shimctl::core {
+namespace shimctl::identity {
 
 namespace {
 
@@ -18,7 +18,7 @@ void replace_all(std::string& text, const std::string& from, const std::string& 
 util::Result<std::string> job_list(const std::string& prefix,
                                    const std::string& invoked,
                                    const std::vector<Rename>& renames) {
-  TRY_ASSIGN(auto scratch, ScratchDir::create("probe"));
+  TRY_ASSIGN(auto scratch, core::ScratchDir::create("probe"));
   TRY(scratch.write("probe.cpp", "int main() { return 0; }\n"));
   util::RunOptions options;
   options.cwd = scratch.path();
@@ -34,7 +34,7 @@ util::Result<std::string> job_list(const std::string& prefix,
 }
 
 util::Result<std::map<std::string, std::string>> record_job_lists(const std::string& prefix,
-                                                                  const WrapTarget& target) {
+                                                                  const core::WrapTarget& target) {
   std::map<std::string, std::string> lists;
   TRY_ASSIGN(lists[target.path], job_list(prefix, target.path, {}));
   for (const auto& alias : target.aliases) {
@@ -43,4 +43,4 @@ util::Result<std::map<std::string, std::string>> record_job_lists(const std::str
   return lists;
 }
 
-} // namespace shimctl::core
+} // namespace shimctl::identity

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-namespace shimctl::core {
+namespace shimctl::identity {
 
 // An executable's path as clang reports it once wrapped (its .real), and its original path.
 struct Rename {
@@ -27,6 +27,6 @@ struct Rename {
 // Job lists of a target and each of its aliases, before wrapping.
 [[nodiscard]] util::Result<std::map<std::string, std::string>> record_job_lists(
   const std::string& prefix,
-  const WrapTarget& target);
+  const core::WrapTarget& target);
 
-} // namespace shimctl::core
+} // namespace shimctl::identity

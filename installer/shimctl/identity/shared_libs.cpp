@@ -8,7 +8,7 @@
 #include <shimctl/util/process.hpp>
 #include <unistd.h>
 
-namespace shimctl::core {
+namespace shimctl::identity {
 
 namespace {
 
@@ -76,4 +76,4 @@ std::vector<std::string> shared_libraries(const std::vector<std::string>& files)
   return libs;
 }
 
-} // namespace shimctl::core
+} // namespace shimctl::identity

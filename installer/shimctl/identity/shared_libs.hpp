@@ -8,7 +8,7 @@
 #include <string_view>
 #include <vector>
 
-namespace shimctl::core {
+namespace shimctl::identity {
 
 // Libraries in a dynamic loader's `--list` output (what ldd prints), as
 // absolute paths, in order: "libX.so => /lib/libX.so (0x...)" and the loader's
@@ -22,4 +22,4 @@ namespace shimctl::core {
 // static binaries) contribute nothing.
 [[nodiscard]] std::vector<std::string> shared_libraries(const std::vector<std::string>& files);
 
-} // namespace shimctl::core
+} // namespace shimctl::identity

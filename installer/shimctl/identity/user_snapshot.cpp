@@ -6,7 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-namespace shimctl::core {
+namespace shimctl::identity {
 
 using util::fail;
 
@@ -83,4 +83,4 @@ util::Result<std::string> write_user_snapshot(const std::string& prefix,
   return dir.path_of(*name);
 }
 
-} // namespace shimctl::core
+} // namespace shimctl::identity

@@ -19,7 +19,7 @@
 #include <string_view>
 #include <vector>
 
-namespace shimctl::core {
+namespace shimctl::identity {
 
 // The file name for PREFIX; nullopt when it would be longer than NAME_MAX.
 [[nodiscard]] std::optional<std::string> user_snapshot_name(std::string_view prefix);
@@ -38,4 +38,4 @@ namespace shimctl::core {
                                                             const InputStat& manifest,
                                                             const std::vector<InputStat>& inputs);
 
-} // namespace shimctl::core
+} // namespace shimctl::identity

@@ -17,14 +17,14 @@ namespace shimctl::verify {
 std::vector<std::string> changed_identity_inputs(const core::Manifest& manifest) {
   // Inputs whose stat data match the snapshot need no re-hash: what the shim
   // trusts on every compile, verify and status trust too.
-  std::map<std::string, core::InputStat> vouched;
-  for (auto& input : vouched_inputs(manifest))
+  std::map<std::string, identity::InputStat> vouched;
+  for (auto& input : identity::vouched_inputs(manifest))
     vouched.emplace(input.path, input);
   std::vector<std::string> changed;
   for (const auto& input : manifest.fingerprint.inputs) {
-    auto path = core::input_path(manifest.prefix, input.path);
+    auto path = identity::input_path(manifest.prefix, input.path);
     if (auto it = vouched.find(path); it != vouched.end()) {
-      auto now = core::stat_input(path);
+      auto now = identity::stat_input(path);
       if (now && *now == it->second)
         continue;
     }
@@ -93,12 +93,12 @@ void check_job_lists(const core::Manifest& m,
                      std::vector<Check>& out) {
   // Every wrapped compiler's .real by its original name: a launcher (ROCm's amdllvm) runs
   // another wrapped compiler, whose original the nested shim then runs.
-  std::vector<core::Rename> renames;
+  std::vector<identity::Rename> renames;
   for (const auto& wrapped : m.compilers)
     renames.push_back({ m.prefix + "/" + wrapped.real, m.prefix + "/" + wrapped.path });
   std::size_t same = 0;
   for (const auto& [invoked, recorded] : c.job_lists) {
-    auto now = core::job_list(m.prefix, invoked, renames);
+    auto now = identity::job_list(m.prefix, invoked, renames);
     if (!now) {
       out.push_back({ invoked, "behaviour", Outcome::fail, now.error().message });
     } else if (*now != recorded) {

@@ -204,7 +204,7 @@ void verify_compiles(const core::Context& context,
   auto compiler = m.prefix + "/" + invoked;
   auto env = shim_environment(m.cache, m.fingerprint.sha256, identity_paths(m));
   util::RunOptions run_options;
-  run_options.env = tool_environment(env);
+  run_options.env = core::tool_environment(env);
   run_options.env["SHIMCTL_DISABLE"] = std::nullopt;
   run_options.env["SHIMCTL_ACTIVE"] = std::nullopt;
   auto log_dir = core::ScratchDir::create("ccachelog");

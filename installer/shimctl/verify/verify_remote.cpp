@@ -76,7 +76,7 @@ void verify_remote(const core::Manifest& m, const VerifyOptions& options, std::v
     return;
   util::RunOptions run_options;
   auto env = shim_environment(m.cache, m.fingerprint.sha256, identity_paths(m));
-  run_options.env = tool_environment(env);
+  run_options.env = core::tool_environment(env);
   run_options.env["SHIMCTL_DISABLE"] = std::nullopt;
   run_options.env["SHIMCTL_ACTIVE"] = std::nullopt;
 
