@@ -28,24 +28,24 @@ TEST_SUITE_BEGIN("core::SccacheServer");
 TEST_CASE("the server port follows the cache configuration") {
   auto a = sccache_settings("/cache/a");
   auto b = sccache_settings("/cache/b");
-  CHECK(core::sccache_server_port(a) == core::sccache_server_port(sccache_settings("/cache/a")));
-  CHECK(core::sccache_server_port(a) != core::sccache_server_port(b));
-  auto port = core::sccache_server_port(a);
-  CHECK(port >= core::sccache_first_port);
-  CHECK(port < core::sccache_first_port + core::sccache_port_count);
+  CHECK(cache::sccache_server_port(a) == cache::sccache_server_port(sccache_settings("/cache/a")));
+  CHECK(cache::sccache_server_port(a) != cache::sccache_server_port(b));
+  auto port = cache::sccache_server_port(a);
+  CHECK(port >= cache::sccache_first_port);
+  CHECK(port < cache::sccache_first_port + cache::sccache_port_count);
   auto remote = a;
   remote.remote = "redis://127.0.0.1:6379";
-  CHECK(core::sccache_server_port(remote) != port);
+  CHECK(cache::sccache_server_port(remote) != port);
 }
 
 TEST_CASE("the sccache environment sets the port, the buster and the identity files") {
-  auto env = core::shim_environment(sccache_settings("/cache/a"),
-                                    std::string(64, 'f'),
-                                    { "/p/amdgcn/bitcode/ocml.bc", "/p/llvm/bin/clang.real" });
+  auto env = cache::shim_environment(sccache_settings("/cache/a"),
+                                     std::string(64, 'f'),
+                                     { "/p/amdgcn/bitcode/ocml.bc", "/p/llvm/bin/clang.real" });
   CHECK(has(env.defaults, "SCCACHE_DIR=/cache/a"));
   CHECK(has(env.defaults,
             fmt::format("SCCACHE_SERVER_PORT={}",
-                        core::sccache_server_port(sccache_settings("/cache/a")))));
+                        cache::sccache_server_port(sccache_settings("/cache/a")))));
   CHECK(has(env.defaults, "SCCACHE_C_CUSTOM_CACHE_BUSTER=shimctl-" + std::string(32, 'f')));
   CHECK(has(env.appends, "SCCACHE_EXTRAFILES=/p/amdgcn/bitcode/ocml.bc:/p/llvm/bin/clang.real"));
 }
@@ -53,7 +53,7 @@ TEST_CASE("the sccache environment sets the port, the buster and the identity fi
 TEST_CASE("no empty value reaches the shim config") {
   auto settings = sccache_settings("");
   settings.max_size = "";
-  auto env = core::shim_environment(settings, std::string(64, 'f'), {});
+  auto env = cache::shim_environment(settings, std::string(64, 'f'), {});
   for (const auto& entry : env.defaults)
     CHECK_MESSAGE(entry.back() != '=', entry);
   CHECK(env.appends.empty());
@@ -62,18 +62,18 @@ TEST_CASE("no empty value reaches the shim config") {
 TEST_CASE("remotes sccache 0.4 cannot honour are refused") {
   auto s = sccache_settings("/cache/a");
   s.remote = "redis://127.0.0.1:6379";
-  CHECK(core::check_sccache_remote(s).has_value());
+  CHECK(cache::check_sccache_remote(s).has_value());
   s.remote_read_only = true;
-  auto ro = core::check_sccache_remote(s);
+  auto ro = cache::check_sccache_remote(s);
   REQUIRE_FALSE(ro.has_value());
   CHECK(ro.error().message ==
         "--remote-read-only: sccache 0.4.0-pre.6 has no read-only mode for Redis and would write "
         "to it; use --cache ccache for a read-only remote");
   s.remote_read_only = false;
   s.remote = "http://127.0.0.1:8080/cache";
-  CHECK_FALSE(core::check_sccache_remote(s).has_value());
+  CHECK_FALSE(cache::check_sccache_remote(s).has_value());
   s.kind = "ccache";
-  CHECK(core::check_sccache_remote(s).has_value());
+  CHECK(cache::check_sccache_remote(s).has_value());
 }
 
 TEST_SUITE_END();

@@ -1,5 +1,5 @@
 // The shim's config reader (shim/config.c, the library shimctl-shim-formats the shim compiles):
-// what core::render_shim_config writes it reads back exactly, for every directive kind; and the
+// what cache::render_shim_config writes it reads back exactly, for every directive kind; and the
 // exact problem for each malformed line.
 #include <algorithm>
 #include <doctest/doctest.h>
@@ -76,11 +76,11 @@ TEST_SUITE_BEGIN("shim::config");
 
 TEST_CASE("what render_shim_config writes the shim reads back exactly, for every directive kind") {
   auto m = manifest_with_every_directive();
-  core::ShimEnvironment env;
+  cache::ShimEnvironment env;
   env.defaults = { "CCACHE_DIR=/var/cache/ccache", "CCACHE_DEPEND=1" };
   env.appends = { "SCCACHE_EXTRAFILES=/opt/rocm/a.bc:/opt/rocm/b.bc" };
   env.identity_helper = "/usr/bin/shimctl";
-  Parsed p(core::render_shim_config(m, "bin", env));
+  Parsed p(cache::render_shim_config(m, "bin", env));
   REQUIRE_MESSAGE(p.problem == nullptr, p.problem);
   CHECK(std::string(p.config->state_dir) == "/opt/rocm/.shimctl");
   CHECK(std::string(p.config->cache_path) == "/usr/bin/ccache");
@@ -104,7 +104,7 @@ TEST_CASE("what render_shim_config writes the shim reads back exactly, for every
     { "target-probe", "hipcc", "/opt/rocm/bin/rocm_agent_enumerator" },
     { "native-probe", "hipcc", "/opt/rocm/llvm/bin/amdgpu-arch" },
   };
-  for (const auto& variable : core::key_environment("hipcc"))
+  for (const auto& variable : cache::key_environment("hipcc"))
     expected.push_back({ "keyenv", variable });
   std::sort(expected.begin() + 6, expected.end());
   expected.push_back({ "alias", "hipcc.pl", "hipcc" });
@@ -129,26 +129,26 @@ TEST_CASE("what render_shim_config writes the shim reads back exactly, for every
 
 TEST_CASE("native-probe: what each family runs for --offload-arch=native / -arch=native") {
   auto m = manifest_with_every_directive();
-  CHECK(core::native_probe(m, "clang", "llvm/bin") == "/opt/rocm/llvm/bin/amdgpu-arch");
-  CHECK(core::native_probe(m, "nvcc", "bin") == "/opt/rocm/bin/__nvcc_device_query");
-  CHECK(core::native_probe(m, "hipcc", "bin") == "/opt/rocm/llvm/bin/amdgpu-arch");
+  CHECK(cache::native_probe(m, "clang", "llvm/bin") == "/opt/rocm/llvm/bin/amdgpu-arch");
+  CHECK(cache::native_probe(m, "nvcc", "bin") == "/opt/rocm/bin/__nvcc_device_query");
+  CHECK(cache::native_probe(m, "hipcc", "bin") == "/opt/rocm/llvm/bin/amdgpu-arch");
   // A distribution's hipcc in /usr runs /usr/lib/llvm-21/bin/clang-21 (outside "bin").
   m.prefix = "/usr";
   m.fingerprint.inputs = { { "bin/hipcc", "", 0 }, { "lib/llvm-21/bin/clang++.real", "", 0 } };
-  CHECK(core::native_probe(m, "hipcc", "bin") == "/usr/lib/llvm-21/bin/amdgpu-arch");
+  CHECK(cache::native_probe(m, "hipcc", "bin") == "/usr/lib/llvm-21/bin/amdgpu-arch");
   m.fingerprint.inputs = { { "/usr/lib/llvm-21/bin/clang", "", 0 } };
-  CHECK(core::native_probe(m, "hipcc", "bin") == "/usr/lib/llvm-21/bin/amdgpu-arch");
+  CHECK(cache::native_probe(m, "hipcc", "bin") == "/usr/lib/llvm-21/bin/amdgpu-arch");
   // No clang among the inputs: none (a native hipcc call then runs uncached).
   m.fingerprint.inputs = { { "bin/hipcc", "", 0 }, { "lib/clang-offload-bundler", "", 0 } };
-  CHECK(core::native_probe(m, "hipcc", "bin") == std::nullopt);
-  CHECK(core::native_probe(m, "gcc", "bin") == std::nullopt);
+  CHECK(cache::native_probe(m, "hipcc", "bin") == std::nullopt);
+  CHECK(cache::native_probe(m, "gcc", "bin") == std::nullopt);
 }
 
 TEST_CASE("sccache's config: cache-kind sccache") {
   auto m = manifest_with_every_directive();
   m.cache.kind = "sccache";
   m.cache.path = "/usr/bin/sccache";
-  Parsed p(core::render_shim_config(m, "bin", {}));
+  Parsed p(cache::render_shim_config(m, "bin", {}));
   REQUIRE_MESSAGE(p.problem == nullptr, p.problem);
   CHECK_FALSE(p.config->cache_is_ccache);
   CHECK(p.config->identity_helper == nullptr);

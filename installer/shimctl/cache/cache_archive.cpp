@@ -3,7 +3,7 @@
 #include <shimctl/cache/cache_backend.hpp>
 #include <shimctl/cache/shim_config.hpp>
 
-namespace shimctl::core {
+namespace shimctl::cache {
 
 using util::ExitCode;
 using util::fail;
@@ -73,8 +73,9 @@ util::Result<ArchiveHeader> parse_archive_header(const std::string& text) {
   return h;
 }
 
-util::Result<CacheTarget> cache_target(const Context& context, const CacheArchiveOptions& options) {
-  TRY_ASSIGN(auto session, open_session(context, options.prefix, options.session));
+util::Result<CacheTarget> cache_target(const core::Context& context,
+                                       const CacheArchiveOptions& options) {
+  TRY_ASSIGN(auto session, core::open_session(context, options.prefix, options.session));
   CacheTarget target{ std::move(session), {}, {} };
   if (!target.session.manifest)
     return fail(ExitCode::not_installed,
@@ -103,4 +104,4 @@ util::Result<CacheTarget> cache_target(const Context& context, const CacheArchiv
   return target;
 }
 
-} // namespace shimctl::core
+} // namespace shimctl::cache

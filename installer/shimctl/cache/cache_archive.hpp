@@ -21,7 +21,7 @@
 
 struct archive;
 
-namespace shimctl::core {
+namespace shimctl::cache {
 
 inline constexpr std::string_view archive_header_name = "shimctl-cache.json";
 inline constexpr std::string_view archive_trailer_name = "shimctl-cache.sha256";
@@ -50,7 +50,7 @@ struct CacheArchiveOptions {
   std::string file;
   std::string prefix;
   bool force = false; // import: accept another toolchain's archive
-  SessionOptions session;
+  core::SessionOptions session;
   ArchiveProgress progress;
 };
 
@@ -63,9 +63,9 @@ struct CacheArchiveResult {
   bool mismatch_forced = false;
 };
 
-[[nodiscard]] util::Result<CacheArchiveResult> export_cache(const Context& context,
+[[nodiscard]] util::Result<CacheArchiveResult> export_cache(const core::Context& context,
                                                             const CacheArchiveOptions& options);
-[[nodiscard]] util::Result<CacheArchiveResult> import_cache(const Context& context,
+[[nodiscard]] util::Result<CacheArchiveResult> import_cache(const core::Context& context,
                                                             const CacheArchiveOptions& options);
 
 // ---- shared by export and import -----------------------------------------------------------
@@ -81,14 +81,14 @@ using WriteArchive = std::unique_ptr<archive, ArchiveWriteFree>;
 
 // The installed prefix's cache: its directory and the header fields that name the toolchain.
 struct CacheTarget {
-  Session session; // holds the prefix lock while the archive is read or written
+  core::Session session; // holds the prefix lock while the archive is read or written
   std::string cache_dir;
   ArchiveHeader identity;
 };
-[[nodiscard]] util::Result<CacheTarget> cache_target(const Context& context,
+[[nodiscard]] util::Result<CacheTarget> cache_target(const core::Context& context,
                                                      const CacheArchiveOptions& options);
 
 // libarchive's last error text for A.
 [[nodiscard]] std::string archive_error(archive* a);
 
-} // namespace shimctl::core
+} // namespace shimctl::cache

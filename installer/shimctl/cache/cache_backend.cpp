@@ -7,7 +7,7 @@
 #include <shimctl/util/text.hpp>
 #include <sstream>
 
-namespace shimctl::core {
+namespace shimctl::cache {
 
 using util::ExitCode;
 using util::fail;
@@ -26,8 +26,8 @@ std::string join(const std::vector<std::string>& items, char separator) {
 
 } // namespace
 
-util::Result<CacheSettings> find_cache_tool(const std::string& kind,
-                                            const std::optional<std::string>& path) {
+util::Result<core::CacheSettings> find_cache_tool(const std::string& kind,
+                                                  const std::optional<std::string>& path) {
   if (kind != "ccache" && kind != "sccache")
     return fail(ExitCode::usage, "--cache: unknown cache tool '{}'; use ccache or sccache", kind);
   std::string found = path ? *path : util::find_in_path(kind);
@@ -43,7 +43,7 @@ util::Result<CacheSettings> find_cache_tool(const std::string& kind,
                 "{} does not run ({}); reinstall it",
                 absolute,
                 version ? util::first_line(version->err) : version.error().message);
-  CacheSettings settings;
+  core::CacheSettings settings;
   settings.kind = kind;
   settings.path = absolute;
   // "ccache version 4.7.5" / "sccache 0.4.0-pre.6"
@@ -52,7 +52,7 @@ util::Result<CacheSettings> find_cache_tool(const std::string& kind,
   return settings;
 }
 
-ShimEnvironment shim_environment(const CacheSettings& settings,
+ShimEnvironment shim_environment(const core::CacheSettings& settings,
                                  const std::string& fingerprint,
                                  const std::vector<std::string>& identity_files) {
   ShimEnvironment env;
@@ -152,7 +152,7 @@ std::uint64_t CacheStats::misses() const {
   return get("cache_miss") + get("cache_misses");
 }
 
-util::Result<CacheStats> read_stats(const CacheSettings& settings,
+util::Result<CacheStats> read_stats(const core::CacheSettings& settings,
                                     const util::RunOptions& options) {
   CacheStats stats;
   if (settings.kind == "ccache") {
@@ -199,7 +199,7 @@ util::Result<CacheStats> read_stats(const CacheSettings& settings,
   return stats;
 }
 
-std::string cache_location(const CacheSettings& settings, const util::RunOptions& options) {
+std::string cache_location(const core::CacheSettings& settings, const util::RunOptions& options) {
   if (settings.kind == "ccache") {
     auto r = util::run({ settings.path, "--get-config", "cache_dir" }, options);
     if (r && r->ok())
@@ -214,4 +214,4 @@ std::string cache_location(const CacheSettings& settings, const util::RunOptions
   return dir ? dir : fmt::format("{}/.cache/sccache", home ? home : "~");
 }
 
-} // namespace shimctl::core
+} // namespace shimctl::cache

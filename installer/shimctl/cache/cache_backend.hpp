@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-namespace shimctl::core {
+namespace shimctl::cache {
 
 struct ShimEnvironment {
   std::vector<std::string> defaults; // NAME=VALUE, applied where NAME is unset
@@ -21,14 +21,15 @@ struct ShimEnvironment {
 };
 
 // Finds the tool (`kind` in PATH unless PATH_OVERRIDE) and reads its version.
-[[nodiscard]] util::Result<CacheSettings> find_cache_tool(const std::string& kind,
-                                                          const std::optional<std::string>& path);
+[[nodiscard]] util::Result<core::CacheSettings> find_cache_tool(
+  const std::string& kind,
+  const std::optional<std::string>& path);
 
 // The shim's environment for SETTINGS: cache location and size, the modes
 // that make HIP builds hit (depend mode, sloppiness), and the toolchain
 // identity (IDENTITY_FILES: absolute paths of every input that decides the
 // output; FINGERPRINT: their combined hash at install time).
-[[nodiscard]] ShimEnvironment shim_environment(const CacheSettings& settings,
+[[nodiscard]] ShimEnvironment shim_environment(const core::CacheSettings& settings,
                                                const std::string& fingerprint,
                                                const std::vector<std::string>& identity_files);
 
@@ -45,11 +46,11 @@ struct CacheStats {
   [[nodiscard]] std::uint64_t hits() const;
   [[nodiscard]] std::uint64_t misses() const;
 };
-[[nodiscard]] util::Result<CacheStats> read_stats(const CacheSettings& settings,
+[[nodiscard]] util::Result<CacheStats> read_stats(const core::CacheSettings& settings,
                                                   const util::RunOptions& options);
 
 // Where the cache keeps its files for this settings/environment.
-[[nodiscard]] std::string cache_location(const CacheSettings& settings,
+[[nodiscard]] std::string cache_location(const core::CacheSettings& settings,
                                          const util::RunOptions& options);
 
-} // namespace shimctl::core
+} // namespace shimctl::cache

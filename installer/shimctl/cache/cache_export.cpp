@@ -12,7 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-namespace shimctl::core {
+namespace shimctl::cache {
 
 using util::ExitCode;
 using util::fail;
@@ -113,7 +113,7 @@ util::Result<std::string> write_file(archive* a,
 
 } // namespace
 
-util::Result<CacheArchiveResult> export_cache(const Context& context,
+util::Result<CacheArchiveResult> export_cache(const core::Context& context,
                                               const CacheArchiveOptions& options) {
   TRY_ASSIGN(auto target, cache_target(context, options));
   auto root = util::Dir::open(target.cache_dir);
@@ -126,7 +126,7 @@ util::Result<CacheArchiveResult> export_cache(const Context& context,
   result.cache_dir = target.cache_dir;
   result.installed_key = target.identity.cache_key;
   result.header = target.identity;
-  result.header.created = utc_now_iso8601();
+  result.header.created = core::utc_now_iso8601();
   result.header.entries = files.size();
   for (const auto& f : files)
     result.header.bytes += f.size;
@@ -196,4 +196,4 @@ util::Result<CacheArchiveResult> export_cache(const Context& context,
   return result;
 }
 
-} // namespace shimctl::core
+} // namespace shimctl::cache

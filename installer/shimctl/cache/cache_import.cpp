@@ -16,7 +16,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-namespace shimctl::core {
+namespace shimctl::cache {
 
 using util::ExitCode;
 using util::fail;
@@ -228,7 +228,7 @@ util::Status move_into(const util::Dir& stage,
 
 } // namespace
 
-util::Result<CacheArchiveResult> import_cache(const Context& context,
+util::Result<CacheArchiveResult> import_cache(const core::Context& context,
                                               const CacheArchiveOptions& options) {
   TRY_ASSIGN(auto target, cache_target(context, options));
   CacheArchiveResult result;
@@ -314,4 +314,4 @@ util::Result<CacheArchiveResult> import_cache(const Context& context,
   return result;
 }
 
-} // namespace shimctl::core
+} // namespace shimctl::cache

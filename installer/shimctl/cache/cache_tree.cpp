@@ -4,7 +4,7 @@
 #include <shimctl/cache/cache_tree.hpp>
 #include <sys/stat.h>
 
-namespace shimctl::core {
+namespace shimctl::cache {
 
 using util::ExitCode;
 using util::fail;
@@ -125,4 +125,4 @@ util::Result<std::string> make_private_dir(const util::Dir& parent, std::string_
   return fail("cannot create a private directory in {}", parent.path());
 }
 
-} // namespace shimctl::core
+} // namespace shimctl::cache

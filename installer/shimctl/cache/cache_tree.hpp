@@ -11,7 +11,7 @@
 #include <string_view>
 #include <vector>
 
-namespace shimctl::core {
+namespace shimctl::cache {
 
 // True for a cache entry that travels in an archive: a regular file below a
 // one-hex-digit top directory ("6/4/<key>M", "d/5/<key>R"), not one of
@@ -44,4 +44,4 @@ struct TreeFile {
 [[nodiscard]] util::Result<std::string> make_private_dir(const util::Dir& parent,
                                                          std::string_view tag);
 
-} // namespace shimctl::core
+} // namespace shimctl::cache

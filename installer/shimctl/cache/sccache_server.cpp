@@ -1,9 +1,9 @@
 #include <shimctl/cache/sccache_server.hpp>
 #include <shimctl/util/sha256.hpp>
 
-namespace shimctl::core {
+namespace shimctl::cache {
 
-std::uint16_t sccache_server_port(const CacheSettings& settings) {
+std::uint16_t sccache_server_port(const core::CacheSettings& settings) {
   auto key = fmt::format("dir={}\nsize={}\nremote={}\nread-only={}\n",
                          settings.dir.value_or(""),
                          settings.max_size.value_or(""),
@@ -14,7 +14,7 @@ std::uint16_t sccache_server_port(const CacheSettings& settings) {
   return static_cast<std::uint16_t>(sccache_first_port + value % sccache_port_count);
 }
 
-util::Status check_sccache_remote(const CacheSettings& settings) {
+util::Status check_sccache_remote(const core::CacheSettings& settings) {
   if (settings.kind != "sccache" || !settings.remote)
     return {};
   if (!settings.remote->starts_with("redis://"))
@@ -31,4 +31,4 @@ util::Status check_sccache_remote(const CacheSettings& settings) {
   return {};
 }
 
-} // namespace shimctl::core
+} // namespace shimctl::cache

@@ -10,17 +10,17 @@
 #include <shimctl/util/error.hpp>
 #include <string>
 
-namespace shimctl::core {
+namespace shimctl::cache {
 
 // A port in [first_port, first_port + port_count) derived from the cache
 // configuration (dir, size, remote, read-only): the same settings, the same
 // server. Below Linux's ephemeral range (32768-60999).
 inline constexpr std::uint16_t sccache_first_port = 10000;
 inline constexpr std::uint16_t sccache_port_count = 20000;
-[[nodiscard]] std::uint16_t sccache_server_port(const CacheSettings& settings);
+[[nodiscard]] std::uint16_t sccache_server_port(const core::CacheSettings& settings);
 
 // Refuses remote settings sccache 0.4 cannot honour: only redis:// URLs
 // (no WebDAV/HTTP backend), and no read-only Redis (it would write).
-[[nodiscard]] util::Status check_sccache_remote(const CacheSettings& settings);
+[[nodiscard]] util::Status check_sccache_remote(const core::CacheSettings& settings);
 
-} // namespace shimctl::core
+} // namespace shimctl::cache

@@ -6,7 +6,7 @@
 #include <unistd.h>
 #include <vector>
 
-namespace shimctl::core {
+namespace shimctl::cache {
 
 using util::ExitCode;
 using util::fail;
@@ -132,4 +132,4 @@ util::Result<SharedCache> prepare_shared_cache(const SharedCacheRequest& request
   return out;
 }
 
-} // namespace shimctl::core
+} // namespace shimctl::cache

@@ -13,7 +13,7 @@
 #include <string>
 #include <sys/types.h>
 
-namespace shimctl::core {
+namespace shimctl::cache {
 
 inline constexpr mode_t shared_cache_mode = 02770;
 
@@ -35,4 +35,4 @@ struct SharedCache {
 // unless ALLOW_WORLD_WRITABLE.
 [[nodiscard]] util::Result<SharedCache> prepare_shared_cache(const SharedCacheRequest& request);
 
-} // namespace shimctl::core
+} // namespace shimctl::cache

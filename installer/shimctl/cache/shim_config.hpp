@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-namespace shimctl::core {
+namespace shimctl::cache {
 
 // The environment variables a compiler FAMILY's driver reads that change the
 // object: the shim puts their values into the cache key (keyenv lines).
@@ -22,21 +22,21 @@ namespace shimctl::core {
 // absolute: amdgpu-arch beside clang (for hipcc: beside the clang among the
 // toolchain's identity inputs), __nvcc_device_query beside nvcc (native-probe
 // lines). DIR: the compiler's directory, relative to the prefix.
-[[nodiscard]] std::optional<std::string> native_probe(const Manifest& manifest,
+[[nodiscard]] std::optional<std::string> native_probe(const core::Manifest& manifest,
                                                       const std::string& family,
                                                       const std::string& dir);
 
 // Renders the config for the shims in DIR (relative to the prefix).
-[[nodiscard]] std::string render_shim_config(const Manifest& manifest,
+[[nodiscard]] std::string render_shim_config(const core::Manifest& manifest,
                                              const std::string& dir,
                                              const ShimEnvironment& env);
 
 // The directories (relative) that hold shims, in order of first appearance.
-[[nodiscard]] std::vector<std::string> shim_directories(const Manifest& manifest);
+[[nodiscard]] std::vector<std::string> shim_directories(const core::Manifest& manifest);
 
 // Absolute paths of the identity inputs inside the prefix, for sccache's
 // SCCACHE_EXTRAFILES (hashed on every compile: the system's shared libraries,
 // hundreds of MB, are left to the fingerprint in its cache buster).
-[[nodiscard]] std::vector<std::string> identity_paths(const Manifest& manifest);
+[[nodiscard]] std::vector<std::string> identity_paths(const core::Manifest& manifest);
 
-} // namespace shimctl::core
+} // namespace shimctl::cache

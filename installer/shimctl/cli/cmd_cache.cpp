@@ -15,8 +15,8 @@ struct CacheArgs {
   bool force = false;
 };
 
-core::CacheArchiveOptions options_of(const CacheArgs& args, Progress& line) {
-  core::CacheArchiveOptions o;
+cache::CacheArchiveOptions options_of(const CacheArgs& args, Progress& line) {
+  cache::CacheArchiveOptions o;
   o.file = args.file;
   o.prefix = args.common.prefix_or_default();
   o.force = args.force;
@@ -31,7 +31,7 @@ core::CacheArchiveOptions options_of(const CacheArgs& args, Progress& line) {
   return o;
 }
 
-int report(const core::CacheArchiveResult& r,
+int report(const cache::CacheArchiveResult& r,
            const CacheArgs& args,
            bool is_export,
            Warnings& warnings) {
@@ -42,7 +42,7 @@ int report(const core::CacheArchiveResult& r,
   if (args.common.json) {
     auto j = nlohmann::json{ { "archive", args.file },
                              { "cache_dir", r.cache_dir },
-                             { "header", core::to_json(r.header) },
+                             { "header", cache::to_json(r.header) },
                              { "installed_key", r.installed_key } };
     if (!is_export) {
       j["imported"] = r.imported;
@@ -91,8 +91,8 @@ void add_archive_command(CLI::App* cache,
                                                "files",
                                                progress_style(args->common.json));
                                  auto options = options_of(*args, line);
-                                 auto r = is_export ? core::export_cache(context, options)
-                                                    : core::import_cache(context, options);
+                                 auto r = is_export ? cache::export_cache(context, options)
+                                                    : cache::import_cache(context, options);
                                  line.finish();
                                  if (!r)
                                    return report_error(r.error());

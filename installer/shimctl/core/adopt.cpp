@@ -74,14 +74,15 @@ util::Status rewrite_identity(const Context& context,
              identity::compute_fingerprint(
                old.prefix, found.files, false, identity::fingerprint_meter(context)));
 
-  auto old_env = shim_environment(old.cache, old.fingerprint.sha256, identity_paths(old));
-  auto new_env =
-    shim_environment(updated.cache, updated.fingerprint.sha256, identity_paths(updated));
+  auto old_env =
+    cache::shim_environment(old.cache, old.fingerprint.sha256, cache::identity_paths(old));
+  auto new_env = cache::shim_environment(
+    updated.cache, updated.fingerprint.sha256, cache::identity_paths(updated));
   std::vector<Step> steps;
-  for (const auto& dir : shim_directories(updated)) {
+  for (const auto& dir : cache::shim_directories(updated)) {
     auto conf = Step::of(StepKind::write_file, shim_config_path(dir));
-    conf.content = render_shim_config(updated, dir, new_env);
-    conf.previous = render_shim_config(old, dir, old_env);
+    conf.content = cache::render_shim_config(updated, dir, new_env);
+    conf.previous = cache::render_shim_config(old, dir, old_env);
     steps.push_back(conf);
   }
   for (const auto& c : updated.compilers) {

@@ -84,13 +84,13 @@ util::Result<Manifest> plan_manifest(const Context& context,
     }
     m.compilers.push_back(std::move(c));
   }
-  for (const auto& dir : shim_directories(m))
+  for (const auto& dir : cache::shim_directories(m))
     m.created_files.push_back(dir.empty() ? std::string(shim_config_file)
                                           : dir + "/" + std::string(shim_config_file));
   return m;
 }
 
-util::Result<SharedCache> shared_cache_settings(const InstallOptions& options) {
+util::Result<cache::SharedCache> shared_cache_settings(const InstallOptions& options) {
   if (!options.shared_cache || !options.shared_group)
     return fail(ExitCode::usage,
                 "--shared-cache DIR and --group NAME go together: the group "
@@ -103,10 +103,10 @@ util::Result<SharedCache> shared_cache_settings(const InstallOptions& options) {
     return fail(ExitCode::usage,
                 "--shared-cache works with ccache only (it sets ccache's umask "
                 "for the group)");
-  return prepare_shared_cache({ *options.shared_cache,
-                                *options.shared_group,
-                                options.allow_world_writable,
-                                !options.dry_run });
+  return cache::prepare_shared_cache({ *options.shared_cache,
+                                       *options.shared_group,
+                                       options.allow_world_writable,
+                                       !options.dry_run });
 }
 
 } // namespace
@@ -131,12 +131,12 @@ util::Result<InstallPlan> plan_install(const Context& context,
   TRY(refuse_foreign_reals(session.dir, toolchain));
   TRY_ASSIGN(auto files, planned_identity_files(context, toolchain));
   TRY_ASSIGN(auto cache,
-             find_cache_tool(options.cache_kind.value_or("ccache"), options.cache_tool));
+             cache::find_cache_tool(options.cache_kind.value_or("ccache"), options.cache_tool));
   TRY_ASSIGN(cache.dir, absolute_cache_dir(options.cache_dir));
   cache.max_size = options.max_size;
   cache.remote = options.remote;
   cache.remote_read_only = options.remote_read_only;
-  TRY(check_sccache_remote(cache));
+  TRY(cache::check_sccache_remote(cache));
   if (options.shared_cache || options.shared_group) {
     TRY_ASSIGN(auto shared, shared_cache_settings(options));
     cache.dir = shared.dir.empty() ? *options.shared_cache : shared.dir;

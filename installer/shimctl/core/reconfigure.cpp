@@ -101,7 +101,7 @@ util::Result<Reconfiguration> requested_reconfiguration(const InstallOptions& o,
     r.cache.remote_read_only = true;
   }
   if (!r.changes.empty())
-    TRY(check_sccache_remote(r.cache));
+    TRY(cache::check_sccache_remote(r.cache));
   return r;
 }
 

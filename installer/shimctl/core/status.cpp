@@ -103,11 +103,11 @@ util::Result<StatusReport> status(const Context& context,
       cs.state = "updated by its package (diverted): run 'shimctl install'";
     report.compilers.push_back(cs);
   }
-  auto env = shim_environment(m.cache, m.fingerprint.sha256, identity_paths(m));
+  auto env = cache::shim_environment(m.cache, m.fingerprint.sha256, cache::identity_paths(m));
   util::RunOptions options;
-  options.env = tool_environment(env);
-  report.cache_location = cache_location(m.cache, options);
-  if (auto stats = read_stats(m.cache, options))
+  options.env = cache::tool_environment(env);
+  report.cache_location = cache::cache_location(m.cache, options);
+  if (auto stats = cache::read_stats(m.cache, options))
     report.stats = *stats;
   // A shared cache keeps its entries in the shared directory (ccache's file storage).
   auto entries_dir = m.cache.shared_group && m.cache.dir ? *m.cache.dir : report.cache_location;

@@ -39,7 +39,7 @@ struct StatusReport {
   std::optional<Manifest> manifest;
   std::vector<CompilerStatus> compilers;
   std::string cache_location;
-  std::optional<CacheStats> stats;
+  std::optional<cache::CacheStats> stats;
   std::optional<CacheWriters> writers; // ccache: the versions that wrote the local entries
   std::string events;                  // one-line summary of shim events
   std::vector<std::string> changed;    // identity inputs changed since install

@@ -41,10 +41,10 @@ std::vector<Step> install_steps(const Manifest& m) {
   for (const auto& c : m.compilers)
     if (c.diverted_by)
       steps.push_back(Step::of(StepKind::divert, c.path));
-  auto env = shim_environment(m.cache, m.fingerprint.sha256, identity_paths(m));
-  for (const auto& dir : shim_directories(m)) {
+  auto env = cache::shim_environment(m.cache, m.fingerprint.sha256, cache::identity_paths(m));
+  for (const auto& dir : cache::shim_directories(m)) {
     auto conf = Step::of(StepKind::write_file, shim_config_path(dir));
-    conf.content = render_shim_config(m, dir, env);
+    conf.content = cache::render_shim_config(m, dir, env);
     steps.push_back(conf);
   }
   for (const auto& c : m.compilers)

@@ -124,7 +124,7 @@ void check_job_lists(const core::Manifest& m,
 void check_identity_helper(const util::Dir& prefix_dir,
                            const core::Manifest& m,
                            std::vector<Check>& out) {
-  auto dirs = shim_directories(m);
+  auto dirs = cache::shim_directories(m);
   if (dirs.empty())
     return;
   auto dir = prefix_dir.open_relative(dirs.front());

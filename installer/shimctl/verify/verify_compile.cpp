@@ -137,8 +137,8 @@ void check_link_and_run(const std::string& prefix,
 }
 
 // sccache's reasons for not caching, from the statistics delta: ": -x".
-std::string sccache_reasons(const util::Result<core::CacheStats>& before,
-                            const util::Result<core::CacheStats>& after) {
+std::string sccache_reasons(const util::Result<cache::CacheStats>& before,
+                            const util::Result<cache::CacheStats>& after) {
   if (!before || !after)
     return "";
   std::string reasons;
@@ -202,9 +202,9 @@ void verify_compiles(const core::Context& context,
   auto invoked = invoked_name(context, m, c);
   auto probe = probe_for(invoked, c, options);
   auto compiler = m.prefix + "/" + invoked;
-  auto env = shim_environment(m.cache, m.fingerprint.sha256, identity_paths(m));
+  auto env = cache::shim_environment(m.cache, m.fingerprint.sha256, cache::identity_paths(m));
   util::RunOptions run_options;
-  run_options.env = core::tool_environment(env);
+  run_options.env = cache::tool_environment(env);
   run_options.env["SHIMCTL_DISABLE"] = std::nullopt;
   run_options.env["SHIMCTL_ACTIVE"] = std::nullopt;
   auto log_dir = core::ScratchDir::create("ccachelog");
@@ -229,7 +229,7 @@ void verify_compiles(const core::Context& context,
              : cold.error().message });
     return;
   }
-  auto before = read_stats(m.cache, run_options);
+  auto before = cache::read_stats(m.cache, run_options);
   auto log_path = log_dir->file("ccache.log");
   auto warm_options = shim_options;
   if (m.cache.kind == "ccache")
@@ -257,7 +257,7 @@ void verify_compiles(const core::Context& context,
                     outcome.hit ? "the repeat compile was a cache hit (ccache's log)"
                                 : "the repeat compile was not a cache hit: " + outcome.why });
   } else {
-    auto after = read_stats(m.cache, run_options);
+    auto after = cache::read_stats(m.cache, run_options);
     if (before && after && after->hits() > before->hits())
       out.push_back({ c.path,
                       "cache hit",

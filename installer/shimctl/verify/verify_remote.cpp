@@ -46,10 +46,10 @@ RemoteProbe pick_probe(const core::Manifest& m, const VerifyOptions& options) {
 
 // One compile through the shim with its own, empty local cache: its ccache
 // counters (remote_storage_read_hit, remote_storage_error, ...).
-util::Result<core::CacheStats> compile_with_empty_local_cache(const core::Manifest& m,
-                                                              const RemoteProbe& probe,
-                                                              util::RunOptions options,
-                                                              std::string& error) {
+util::Result<cache::CacheStats> compile_with_empty_local_cache(const core::Manifest& m,
+                                                               const RemoteProbe& probe,
+                                                               util::RunOptions options,
+                                                               std::string& error) {
   TRY_ASSIGN(auto local, core::ScratchDir::create("remote-local"));
   TRY_ASSIGN(auto work, core::ScratchDir::create("remote-src"));
   TRY(work.write(probe.file, remote_source));
@@ -62,7 +62,7 @@ util::Result<core::CacheStats> compile_with_empty_local_cache(const core::Manife
   if (!r.ok())
     error = r.err.substr(0, r.err.find('\n'));
   options.cwd.clear();
-  return read_stats(m.cache, options);
+  return cache::read_stats(m.cache, options);
 }
 
 } // namespace
@@ -75,8 +75,8 @@ void verify_remote(const core::Manifest& m, const VerifyOptions& options, std::v
   if (!probe.compiler)
     return;
   util::RunOptions run_options;
-  auto env = shim_environment(m.cache, m.fingerprint.sha256, identity_paths(m));
-  run_options.env = core::tool_environment(env);
+  auto env = cache::shim_environment(m.cache, m.fingerprint.sha256, cache::identity_paths(m));
+  run_options.env = cache::tool_environment(env);
   run_options.env["SHIMCTL_DISABLE"] = std::nullopt;
   run_options.env["SHIMCTL_ACTIVE"] = std::nullopt;
 
