@@ -267,9 +267,11 @@ static const char* under_cwd(const char* path) {
  * ("../" steps) when under base_dir, as ccache rewrites it; else PATH. BUF holds the result. */
 static const char* as_compiled(const char* path, char buf[PATH_MAX]) {
   const char* rel = under_cwd(path);
+  if (rel != path || path[0] != '/')
+    return rel; /* relative already: no base_dir lookup (the common case: CMake, ninja) */
   const char* base = base_dir();
   const char* cwd = current_dir();
-  if (rel != path || path[0] != '/' || !base || !cwd || !starts_with(path, base) ||
+  if (!base || !cwd || !starts_with(path, base) ||
       (path[strlen(base)] != '/' && strcmp(base, "/") != 0))
     return rel;
   /* The directory both are under: up to the last '/' of their common start (PATH is not under

@@ -47,6 +47,8 @@ callers_usage() {
   exit 2
 }
 
+source "$(dirname "${BASH_SOURCE[0]}")/cuid.bash" # shim_cuid
+
 callers_die() { echo "$(basename "$0"): $*" >&2; exit 1; }
 
 callers_now_ms() { echo $(($(date +%s%N) / 1000000)); }
@@ -54,21 +56,13 @@ callers_now_ms() { echo $(($(date +%s%N) / 1000000)); }
 # callers_put KEY VALUE: one result line (stdout of the summary is separate).
 callers_put() { [ -z "$CALLERS_RESULTS" ] || printf '%s\t%s\n' "$1" "$2" >>"$CALLERS_RESULTS"; }
 
-# The shim's -cuid= value (shim/formats.h shimctl_cuid_value; tests/integration/lib.bash shim_cuid):
-# 64-bit FNV-1a over "shimctl-cuid 1", SOURCE and OUTPUT, each as the command names them, made
-# relative to the working directory CWD when under it (the shim's under_cwd).
+# The shim's -cuid= value (scripts/lib/cuid.bash) for SOURCE and OUTPUT as the command names them,
+# made relative to the working directory CWD when under it (the shim's under_cwd).
 callers_cuid() { # SOURCE OUTPUT CWD
-  local LC_ALL=C h=-3750763034362895579 part i c src=$1 out=$2 cwd=$3
+  local src=$1 out=$2 cwd=$3
   case $src in "$cwd"/?*) src=${src#"$cwd"/} ;; esac
   case $out in "$cwd"/?*) out=${out#"$cwd"/} ;; esac
-  for part in "shimctl-cuid 1" "$src" "$out"; do
-    for ((i = 0; i < ${#part}; i++)); do
-      printf -v c '%d' "'${part:i:1}"
-      h=$(((h ^ (c & 255)) * 1099511628211))
-    done
-    h=$((h * 1099511628211))
-  done
-  printf '%016x\n' "$h"
+  shim_cuid "$src" "$out"
 }
 
 # callers_cuid_flag SOURCE OUTPUT CWD: " -cuid=<value>" in the reference pass, else nothing.

@@ -12,6 +12,7 @@ SHIM_BIN=${SHIM_BIN:-$BUILD_DIR/shim/shimctl-shim}
 # shimctl with the fault-injection hooks (SHIMCTL_TEST_*), built beside it with -DSHIMCTL_TEST_HOOKS=ON.
 SHIMCTL_HOOKS=${SHIMCTL_HOOKS:-$BUILD_DIR/installer/shimctl-test-hooks}
 SCRIPTS=$SRC_DIR/scripts
+source "$SCRIPTS/lib/cuid.bash" # shim_cuid
 TESTS_PASSED=0
 TESTS_FAILED=0
 CURRENT_TEST=""
@@ -165,21 +166,6 @@ expect_misses() { # dir expected
   expect_eq "$2" "$(ccache_stat "$1" cache_miss)" "cache misses in $1"
 }
 
-# shim_cuid SOURCE OUTPUT: the value of the -cuid= the shim gives a HIP compile of SOURCE to
-# OUTPUT (as named, relative to the working directory): shim/formats.h's shimctl_cuid_value, for
-# a reference compile without the shim. 64-bit FNV-1a; bash's arithmetic wraps like C's.
-shim_cuid() {
-  local LC_ALL=C h=-3750763034362895579 part i c # 14695981039346656037, signed; bytes, not characters
-  for part in "shimctl-cuid 1" "$1" "$2"; do
-    for ((i = 0; i < ${#part}; i++)); do
-      printf -v c '%d' "'${part:i:1}"
-      h=$(( (h ^ (c & 255)) * 1099511628211 ))
-    done
-    h=$(( h * 1099511628211 ))
-  done
-  printf '%016x\n' "$h"
-}
-
 # expect_defaults_yield CONF COMPILER: for every ccache boolean the shim config CONF sets by
 # default (setenv CCACHE_<X>=1), a compile through COMPILER with the user's CCACHE_NO<X>=1 has
 # real ccache run with that setting off (its log's "Config: (environment) <key> = false"), and
@@ -274,6 +260,20 @@ free_port() {
 }
 
 # stop_pidfile FILE: stops the daemon whose pid FILE holds (up to 5 s) and removes FILE.
+# start_redis: a redis-server on a free port of 127.0.0.1 (REDIS_PORT, REDIS_URL), stopped when the
+# test's subshell exits.
+start_redis() {
+  REDIS_PORT=$(free_port)
+  REDIS_URL=redis://127.0.0.1:$REDIS_PORT
+  redis-server --port "$REDIS_PORT" --bind 127.0.0.1 --save '' --appendonly no --daemonize yes \
+    --pidfile "$TEST_DIR/redis.pid" --dir "$TEST_DIR" --logfile "$TEST_DIR/redis.log" >/dev/null ||
+    fail "redis-server did not start"
+  trap stop_redis EXIT
+  wait_until 10 "redis-server on port $REDIS_PORT" eval '[ "$(redis-cli -p "$REDIS_PORT" ping 2>/dev/null)" = PONG ]'
+}
+
+stop_redis() { stop_pidfile "$TEST_DIR/redis.pid"; }
+
 stop_pidfile() {
   [ -f "$1" ] || return 0
   local pid i; pid=$(cat "$1")

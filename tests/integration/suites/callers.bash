@@ -127,17 +127,6 @@ test_inductor() {
   expect_same_outputs warm reference
 }
 
-# A Redis on a free port of 127.0.0.1 (remote.bash's start_redis), stopped when the test ends.
-start_redis() {
-  REDIS_PORT=$(free_port)
-  REDIS_URL=redis://127.0.0.1:$REDIS_PORT
-  redis-server --port "$REDIS_PORT" --bind 127.0.0.1 --save '' --appendonly no --daemonize yes \
-    --pidfile "$TEST_DIR/redis.pid" --dir "$TEST_DIR" --logfile "$TEST_DIR/redis.log" >/dev/null ||
-    fail "redis-server did not start"
-  trap 'stop_pidfile "$TEST_DIR/redis.pid"' EXIT
-  wait_until 10 "redis-server on port $REDIS_PORT" eval '[ "$(redis-cli -p "$REDIS_PORT" ping 2>/dev/null)" = PONG ]'
-}
-
 first_object() { compgen -G "$TEST_DIR/work/aiter/jit/build/module_callers_0/build/kernel_*.cuda.o" >/dev/null; }
 
 test_aiter_fresh_container_from_redis() {

@@ -14,24 +14,6 @@ suite_requires() {
     unshare -m true 2>/dev/null
 }
 
-# start_redis: sets REDIS_PORT and REDIS_URL; the server stops when the test's subshell exits.
-start_redis() {
-  REDIS_PORT=$(free_port)
-  REDIS_URL=redis://127.0.0.1:$REDIS_PORT
-  redis-server --port "$REDIS_PORT" --bind 127.0.0.1 --save '' --appendonly no --daemonize yes \
-    --pidfile "$TEST_DIR/redis.pid" --dir "$TEST_DIR" --logfile "$TEST_DIR/redis.log" >/dev/null ||
-    fail "redis-server did not start"
-  trap stop_redis EXIT
-  local i
-  for i in $(seq 50); do
-    [ "$(redis-cli -p "$REDIS_PORT" ping 2>/dev/null)" = PONG ] && return 0
-    sleep 0.1
-  done
-  fail "redis-server on port $REDIS_PORT does not answer"
-}
-
-stop_redis() { stop_pidfile "$TEST_DIR/redis.pid"; }
-
 dbsize() { redis-cli -p "$REDIS_PORT" dbsize; }
 
 # The toolchain of both machines lives at $MACHINE_PATH/rocm.
