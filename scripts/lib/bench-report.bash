@@ -82,13 +82,13 @@ CPU times.
 | (a) | \`ccache PREFIX/bin/hipcc.real ...\` with the shim's environment, no identity check | $a | $(g hit.a.wall_p10)–$(g hit.a.wall_p90) | $(g hit.a.cpu) | 1 | 1 | 1 |
 | (a0) | the same as (a) with \`CCACHE_INODECACHE\` unset too (ccache 4.7.5's default: inode cache off) | $(g hit.a0.wall) | $(g hit.a0.wall_p10)–$(g hit.a0.wall_p90) | $(g hit.a0.cpu) | $(g ratio.a0.wall) | $(g hit.a0.paired_wall) | $(g ratio.a0.cpu) |
 | (a') | (a) plus mechanism (b)'s two variables: \`CCACHE_COMPILERCHECK=string:shimctl-<fp>\`, \`CCACHE_EXTRAFILES=\`<the $files inputs> | $aid | $(g hit.a_id.wall_p10)–$(g hit.a_id.wall_p90) | $(g hit.a_id.cpu) | $(g ratio.a_id.wall) | $(g hit.a_id.paired_wall) | $(g ratio.a_id.cpu) |
-| (b) | \`PREFIX/bin/hipcc ...\` (the shim), identity off: config without \`identity-helper\` | $b | $(g hit.b.wall_p10)–$(g hit.b.wall_p90) | $(g hit.b.cpu) | $(g ratio.b.wall) | $(g hit.b.paired_wall) | $(g ratio.b.cpu) |
+| (b) | \`PREFIX/bin/hipcc ...\` (the shim), identity off: installed by \`shimctl-test-hooks\` with \`SHIMCTL_TEST_SHIM_IDENTITY=off\` | $b | $(g hit.b.wall_p10)–$(g hit.b.wall_p90) | $(g hit.b.cpu) | $(g ratio.b.wall) | $(g hit.b.paired_wall) | $(g ratio.b.cpu) |
 | (c) | bash wrapper \`exec ccache .../hipcc.real "\$@"\`, environment of (a) | $c | $(g hit.c.wall_p10)–$(g hit.c.wall_p90) | $(g hit.c.cpu) | $(g ratio.c.wall) | $(g hit.c.paired_wall) | $(g ratio.c.cpu) |
 | (d) | \`PREFIX/bin/hipcc ...\` (the shim) as installed: mechanism (a), the snapshot guard | $d | $(g hit.d.wall_p10)–$(g hit.d.wall_p90) | $(g hit.d.cpu) | $(g ratio.d.wall) | $(g hit.d.paired_wall) | $(g ratio.d.cpu) |
-| (e) | \`PREFIX/bin/hipcc ...\` (the shim) with mechanism (b): no \`identity-helper\`, the two variables of (a') in its config | $e | $(g hit.e.wall_p10)–$(g hit.e.wall_p90) | $(g hit.e.cpu) | $(g ratio.e.wall) | $(g hit.e.paired_wall) | $(g ratio.e.cpu) |
+| (e) | \`PREFIX/bin/hipcc ...\` (the shim) with mechanism (b): identity off, the two variables of (a') in its environment (\`SHIMCTL_TEST_SHIM_ENV\` at install) | $e | $(g hit.e.wall_p10)–$(g hit.e.wall_p90) | $(g hit.e.cpu) | $(g ratio.e.wall) | $(g hit.e.paired_wall) | $(g ratio.e.cpu) |
 
 **What is compared, and why it is fair.** The shim sets its configuration's environment
-(\`PREFIX/bin/.shimctl.conf\`: \`setenv\` defaults and \`appendenv\` lines) before it execs ccache.
+(\`PREFIX/bin/.shimctl.conf\`; \`shimctl status --json\` lists it under \`cache.environment\`) before it execs ccache.
 (a) and (c) get exactly that environment from hyperfine, so the cache does the same work in
 (a), (b) and (c) and the ratios measure only the way ccache is reached. The *identity check* is
 what makes every key follow the toolchain's current files ($files inputs: the device libraries,
@@ -105,9 +105,9 @@ notice a changed device library (see FIELD-NOTES). Two mechanisms were candidate
   the inode cache spares re-reading them. Row (e) is the shim configured that way (a third
   prefix), (a') is ccache called directly with the same two variables.
 
-Row (b) is the same toolchain installed into a second prefix whose shim config has the
-\`identity-helper\` line removed (the config next to the shim is what it reads, so an environment
-variable cannot turn the check off). All rows keep \`CCACHE_INODECACHE=1\`, the shim's default: it
+Row (b) is the same toolchain installed into a second prefix by the test build of shimctl with
+\`SHIMCTL_TEST_SHIM_IDENTITY=off\`: its shim config has no identity helper (the config next to the
+shim is what it reads, so an environment variable at compile time cannot turn the check off). All rows keep \`CCACHE_INODECACHE=1\`, the shim's default: it
 is not specific to identity — it also spares re-hashing the few hundred HIP headers a direct-mode
 hit checks — so it belongs to the strongest hand-made baseline; (a0) shows what ccache costs
 without it. So (b)/(a) is the shim's own cost, (d)/(a) is the shim with its identity check against
@@ -128,8 +128,8 @@ same round; "medians": ratio of the medians, from the table above.
 | (b) \`CCACHE_EXTRAFILES\` + inode cache, through the shim | ccache: a stat and an inode-cache lookup per input ($files), a digest of each into the key | (e)/(b) | $(g hit_vs_b.e.paired_wall) | $(g hit_vs_b.e.paired_cpu) | $(g ratio.e_vs_b.wall) | $(g ratio.e_vs_b.cpu) |
 | (b) without a shim | the same, \`ccache hipcc.real\` called directly | (a')/(a) | $(g hit.a_id.paired_wall) | $(g hit.a_id.paired_cpu) | $(g ratio.a_id.wall) | $(g ratio.a_id.cpu) |
 
-At the floor (below), the snapshot guard on its own — the same shim exec'ing a static \`true\`, with
-and without \`identity-helper\` and a copy of the snapshot — costs $(g floor.guard_ms) ms wall
+At the floor (below), the snapshot guard on its own — the same shim exec'ing a static \`true\`, installed
+with and without the snapshot guard — costs $(g floor.guard_ms) ms wall
 ($(g floor.guard_cpu_ms) ms CPU) per call$( [ -n "$(g syscalls.shim_id.fstatat)" ] && echo ", $(g syscalls.shim_id.fstatat) \`fstatat\` calls of $(g syscalls.shim_id) system calls (\`strace\`)").
 
 ### Which identity mechanism, and why
@@ -138,10 +138,11 @@ $(bench_identity_choice "$R")
 
 ### The floor: the shim against an exec-only static stub
 
-The shim with the installed config's environment, but a static \`true\` as its "cache tool", against
+The shim as shimctl installs it (identity off), but with a static \`true\` as its cache tool
+(\`install --cache-tool\`; calls \`hipcc --offload-arch=gfx90a -c k.hip\`), against
 that \`true\` alone and behind a static stub whose \`main\` is only \`execv(argv[1], argv + 1)\` —
-the least any shim can cost — and the same shim with the identity check of (d) (\`identity-helper\`
-and a copy of the installed prefix's snapshot: $files \`fstatat\`s of the real inputs).
+the least any shim can cost — and the same shim with the identity check of (d) (a prefix installed
+with the snapshot guard: $files \`fstatat\`s of the real inputs).
 $(g floor.runs) runs each, in $(g floor.rounds) rounds of one hyperfine invocation.
 
 | | median wall ms | mean CPU ms |

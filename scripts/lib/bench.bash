@@ -1,8 +1,8 @@
 # Helpers for scripts/bench. Source it; it sets no shell options.
 #   bench_build_tools DIR        compiles DIR/stub (static exec-only stub: execv(argv[1], argv+1))
 #                                and DIR/true (static, exits 0)
-#   bench_conf_env CONF [all|plain|bare]   the environment a shim config sets, as NAME=VALUE
-#                                lines (setenv and appendenv; `plain` drops the identity variables,
+#   bench_conf_env PREFIX [all|plain|bare]   the environment PREFIX's shims set, as NAME=VALUE
+#                                lines (from `shimctl status --json`; `plain` drops the identity variables,
 #                                CCACHE_EXTRAFILES and CCACHE_COMPILERCHECK; `bare` also drops
 #                                CCACHE_INODECACHE)
 #   bench_identity_env PREFIX    mechanism (b)'s two variables for PREFIX, from its identity snapshot
@@ -24,9 +24,12 @@ bench_build_tools() { # DIR
   gcc -O2 -static -o "$d/stub" "$d/stub.c" && gcc -O2 -static -o "$d/true" "$d/true.c"
 }
 
-bench_conf_env() { # CONF [all|plain|bare]
-  local mode=${2:-all}
-  sed -n 's/^\(setenv\|appendenv\) //p' "$1" | while IFS= read -r kv; do
+bench_conf_env() { # PREFIX [all|plain|bare]
+  local mode=${2:-all} kv
+  "${shimctl:?}" status "$1" --json | /usr/bin/python3 -c '
+import json, sys
+env = json.load(sys.stdin)["cache"]["environment"]
+print("\n".join(env["defaults"] + env["appends"]))' | while IFS= read -r kv; do
     case $mode:$kv in
       plain:CCACHE_EXTRAFILES=*|plain:CCACHE_COMPILERCHECK=*) continue ;;
       bare:CCACHE_EXTRAFILES=*|bare:CCACHE_COMPILERCHECK=*|bare:CCACHE_INODECACHE=*) continue ;;

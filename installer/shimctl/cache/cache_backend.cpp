@@ -4,6 +4,7 @@
 #include <shim/formats.h>
 #include <shimctl/cache/cache_backend.hpp>
 #include <shimctl/cache/sccache_server.hpp>
+#include <shimctl/core/test_hooks.hpp>
 #include <shimctl/util/text.hpp>
 #include <sstream>
 
@@ -71,7 +72,10 @@ ShimEnvironment shim_environment(const core::CacheSettings& settings,
     // Identity: the shim sets CCACHE_COMPILERCHECK=string:shimctl-<fingerprint>
     // from the identity snapshot, whose stat guard notices any change to an
     // input and has this shimctl re-hash it (identity/identity_snapshot.hpp).
-    env.identity_helper = util::self_executable();
+    if (!core::test_hooks::shim_identity_off())
+      env.identity_helper = util::self_executable();
+    for (auto& entry : core::test_hooks::shim_extra_environment())
+      d.push_back(entry);
     d.push_back("CCACHE_INODECACHE=1");
     std::vector<std::string> storages;
     if (settings.shared_group && settings.dir)

@@ -121,7 +121,10 @@ nlohmann::json status_json(const core::StatusReport& r) {
   j["cache"] = { { "kind", m.cache.kind },
                  { "path", m.cache.path },
                  { "version", m.cache.version },
-                 { "location", r.cache_location } };
+                 { "location", r.cache_location },
+                 { "environment",
+                   { { "defaults", r.environment.defaults },
+                     { "appends", r.environment.appends } } } };
   if (r.stats)
     j["cache"]["stats"] = { { "hits", r.stats->hits() }, { "misses", r.stats->misses() } };
   if (r.writers)

@@ -103,9 +103,10 @@ util::Result<StatusReport> status(const Context& context,
       cs.state = "updated by its package (diverted): run 'shimctl install'";
     report.compilers.push_back(cs);
   }
-  auto env = cache::shim_environment(m.cache, m.fingerprint.sha256, cache::identity_paths(m));
+  report.environment =
+    cache::shim_environment(m.cache, m.fingerprint.sha256, cache::identity_paths(m));
   util::RunOptions options;
-  options.env = cache::tool_environment(env);
+  options.env = cache::tool_environment(report.environment);
   report.cache_location = cache::cache_location(m.cache, options);
   if (auto stats = cache::read_stats(m.cache, options))
     report.stats = *stats;

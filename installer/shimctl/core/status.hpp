@@ -39,6 +39,7 @@ struct StatusReport {
   std::optional<Manifest> manifest;
   std::vector<CompilerStatus> compilers;
   std::string cache_location;
+  cache::ShimEnvironment environment; // what the shims set for the cache tool
   std::optional<cache::CacheStats> stats;
   std::optional<CacheWriters> writers; // ccache: the versions that wrote the local entries
   std::string events;                  // one-line summary of shim events

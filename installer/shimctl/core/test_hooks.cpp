@@ -1,4 +1,5 @@
 #include <shimctl/core/test_hooks.hpp>
+#include <shimctl/util/text.hpp>
 
 #ifdef SHIMCTL_TEST_HOOKS
 #include <cstdlib>
@@ -25,6 +26,16 @@ void after_plan() {
     (void)std::system(command);
 }
 
+bool shim_identity_off() {
+  const char* value = std::getenv("SHIMCTL_TEST_SHIM_IDENTITY");
+  return value && std::string(value) == "off";
+}
+
+std::vector<std::string> shim_extra_environment() {
+  const char* value = std::getenv("SHIMCTL_TEST_SHIM_ENV");
+  return value ? util::lines_of(value) : std::vector<std::string>{};
+}
+
 #else
 
 bool enabled() {
@@ -34,6 +45,14 @@ bool enabled() {
 void kill_after_step(std::size_t) {}
 
 void after_plan() {}
+
+bool shim_identity_off() {
+  return false;
+}
+
+std::vector<std::string> shim_extra_environment() {
+  return {};
+}
 
 #endif
 

@@ -6,6 +6,8 @@
 #pragma once
 
 #include <cstddef>
+#include <string>
+#include <vector>
 
 namespace shimctl::core::test_hooks {
 
@@ -19,5 +21,13 @@ void kill_after_step(std::size_t step_number);
 // SHIMCTL_TEST_AFTER_PLAN=COMMAND: run COMMAND with /bin/sh between an
 // install's plan and its transaction (a package upgrade racing the install).
 void after_plan();
+
+// For scripts/bench's comparison of identity mechanisms, in the ccache shims'
+// environment (cache/cache_backend.cpp): SHIMCTL_TEST_SHIM_IDENTITY=off leaves
+// out the snapshot guard (no identity helper: the shim keys by nothing of the
+// toolchain); SHIMCTL_TEST_SHIM_ENV (NAME=VALUE lines) adds defaults, e.g.
+// CCACHE_EXTRAFILES for ccache to hash the inputs itself.
+[[nodiscard]] bool shim_identity_off();
+[[nodiscard]] std::vector<std::string> shim_extra_environment();
 
 } // namespace shimctl::core::test_hooks

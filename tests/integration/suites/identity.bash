@@ -494,6 +494,11 @@ EOF
   case $out in *"toolchain changed"*) fail "verify reports a change before any: $out" ;; esac
   expect_contains "$out" "inputs match fingerprint ${key_a#rocm-}" "verify identity line"
   expect_contains "$(shimctl_out status "$A")" "identity:    snapshot current: compiles keyed by ${key_a#rocm-} without re-hashing" "status, unchanged"
+  # status --json names the environment the shims give ccache: exactly the config's setenv lines.
+  expect_eq "$(sed -n 's/^setenv //p' "$A/llvm/bin/.shimctl.conf")" \
+    "$(shimctl_out status "$A" --json | python3 -c 'import json,sys; e=json.load(sys.stdin)["cache"]["environment"]; assert e["appends"] == []; print("\n".join(e["defaults"]))')" \
+    "status --json cache.environment"
+  expect_contains "$(sed -n 's/^setenv //p' "$A/llvm/bin/.shimctl.conf")" "CCACHE_DIR=$C" "the config's environment"
 
   # A device-library update in A.
   cp "$A/amdgcn/bitcode/oclc_finite_only_on.bc" "$A/amdgcn/bitcode/oclc_finite_only_off.bc"
