@@ -1,5 +1,7 @@
 #include <algorithm>
 #include <map>
+#include <memory>
+#include <shim/formats.h>
 #include <shimctl/cache/cache_backend.hpp>
 #include <shimctl/cache/shim_config.hpp>
 #include <shimctl/core/scratch.hpp>
@@ -131,12 +133,26 @@ void check_identity_helper(const util::Dir& prefix_dir,
   auto config = dir ? dir->read_file(core::shim_config_file) : util::Result<std::string>("");
   if (!config)
     return; // check_files reports a missing config
-  static constexpr std::string_view key = "\nidentity-helper ";
-  auto at = config->find(key);
-  if (at == std::string::npos)
+  // The shim's own reader (shim/config.c): the helper it would run, read as it reads it.
+  auto text = *config + '\0'; // the parser may write at text[len]
+  auto parsed = std::make_unique<shimctl_config>();
+  char problem[512];
+  auto path = m.prefix + "/" + (dirs.front().empty() ? "" : dirs.front() + "/") +
+              std::string(core::shim_config_file);
+  if (shimctl_parse_config(
+        parsed.get(), text.data(), config->size(), path.c_str(), problem, sizeof problem)) {
+    out.push_back({ "toolchain",
+                    "shim config",
+                    Outcome::fail,
+                    fmt::format("the shims cannot read their config ({}): every compile runs "
+                                "uncached; run 'shimctl refresh {}' to rewrite it",
+                                problem,
+                                m.prefix) });
+    return;
+  }
+  if (!parsed->identity_helper)
     return; // sccache: no snapshot guard
-  auto start = at + key.size();
-  auto helper = config->substr(start, config->find('\n', start) - start);
+  std::string helper = parsed->identity_helper;
   auto ran = util::run({ helper, "--version" });
   if (ran && ran->ok())
     out.push_back({ "toolchain", "identity helper", Outcome::pass, helper });

@@ -326,6 +326,15 @@ test_verify_names_a_missing_identity_helper() {
   shimctl_out refresh "$P" >/dev/null
   expect_eq "identity-helper $SHIMCTL" "$(grep '^identity-helper ' "$conf")" "after refresh"
   out=$("$SHIMCTL" verify "$P" 2>&1) || fail "verify after refresh: $out"
+
+  # A config the shim cannot read (its compiles would all run uncached): verify says so.
+  local lines; lines=$(wc -l <"$conf")
+  echo "identity-check $SHIMCTL" >>"$conf"
+  out=$("$SHIMCTL" verify "$P" 2>&1); rc=$?
+  expect_eq 1 "$rc" "verify exit code, unreadable config"
+  expect_contains "$out" "the shims cannot read their config ($conf:$((lines + 1)): unknown directive: identity-check): every compile runs uncached; run 'shimctl refresh $P' to rewrite it" "verify"
+  shimctl_out refresh "$P" >/dev/null
+  out=$("$SHIMCTL" verify "$P" 2>&1) || fail "verify after the second refresh: $out"
 }
 
 test_shared_library_outside_the_prefix() {
