@@ -63,7 +63,7 @@ static const char* parse_line(const struct parser* p, char* line, unsigned linen
       return NULL;
     case SHIMCTL_CACHE_KIND:
       if (strcmp(rest, SHIMCTL_CACHE_KIND_CCACHE) && strcmp(rest, SHIMCTL_CACHE_KIND_SCCACHE))
-        return malformed(p, lineno, "unknown cache-kind: ", rest);
+        return malformed(p, lineno, "unknown cache tool: ", rest);
       config->cache_is_ccache = strcmp(rest, SHIMCTL_CACHE_KIND_CCACHE) == 0;
       return NULL;
     case SHIMCTL_SETENV:

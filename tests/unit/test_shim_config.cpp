@@ -222,7 +222,7 @@ TEST_CASE("a config the shim cannot use: the exact problem, with its line") {
   CHECK(problem_of(config_with("identity-helper shimctl\n")) ==
         "D/.shimctl.conf:3: path must be absolute: shimctl");
   CHECK(problem_of(config_with("cache-kind distcc\n")) ==
-        "D/.shimctl.conf:3: unknown cache-kind: distcc");
+        "D/.shimctl.conf:3: unknown cache tool: distcc");
   CHECK(problem_of(config_with("setenv NAME\n")) == "D/.shimctl.conf:3: expected NAME=VALUE: NAME");
   CHECK(problem_of(config_with("appendenv =x\n")) == "D/.shimctl.conf:3: expected NAME=VALUE: =x");
   CHECK(problem_of(config_with("keyenv A=B\n")) ==
