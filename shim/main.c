@@ -8,7 +8,8 @@
  * the cache cannot be used, the original compiler runs directly.
  *
  * Files: main.c (this: the decisions, the cache tool's environment and arguments), sys.c (every
- * system call), identity_guard.c (the fingerprint for the key), and the pure parts in the library
+ * system call), identity_guard.c (the fingerprint for the key), sccache_server.c (a running sccache
+ * server before sccache is exec'd), probe_memo.c, and the pure parts in the library
  * shimctl-shim-formats: config.c, identity_snapshot.c (formats.h), target_key.c, text.c. */
 #define _GNU_SOURCE
 #include "probe_memo.h"
@@ -478,6 +479,12 @@ int main(int argc, char** argv) {
     if (unwritable) {
       log_event("cache-dir-unwritable", unwritable);
       STRICT_FAIL("cache directory ", unwritable, " is not writable by this user");
+      exec_original(real, compiler->name, args);
+    }
+    if (!ccache && !sccache_server_ready(shim.config.cache_path, cache_env)) {
+      log_event("sccache-server-unavailable", shim.config.cache_path);
+      STRICT_FAIL(
+        "no sccache server answers and ", shim.config.cache_path, " --start-server failed");
       exec_original(real, compiler->name, args);
     }
     if (shim.trace)

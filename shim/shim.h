@@ -50,6 +50,11 @@ int open_directory(const char* path);
 void close_directory(int fd);
 bool input_unchanged(int dir_fd, const struct shimctl_snapshot_input* input);
 
+/* ---- sccache_server.c ------------------------------------------------------------------- */
+/* True when an sccache server answers on the port SCCACHE (run with ENV) uses, or once one was
+ * started (`sccache --start-server`, one shim at a time); false: the compile must run uncached. */
+bool sccache_server_ready(const char* sccache, char* const env[]);
+
 /* ---- identity_guard.c ------------------------------------------------------------------- */
 /* Puts the first FINGERPRINT_KEY_LEN digits of the toolchain's current fingerprint at KEY;
  * false when unknown. */

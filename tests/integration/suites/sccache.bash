@@ -150,3 +150,39 @@ test_install_refuses_remotes_sccache_0_4_cannot_honour() {
   expect_contains "$out" "has no read-only mode for Redis and would write to it" "read-only remote"
   [ ! -e "$P/bin/hipcc.real" ] || fail "a refused install changed the prefix"
 }
+
+test_server_started_by_one_shim_or_compile_uncached() {
+  TEST "no sccache server: the shim starts one (one shim at a time); one that cannot start: uncached, never a failed compile"
+  hip_fixture
+  install_sccache "$P" "$TEST_DIR/sc"
+  ! SCCACHE_SERVER_PORT=$SC_PORT sccache --show-stats >/dev/null 2>&1 || true # (this starts one)
+  SCCACHE_SERVER_PORT=$SC_PORT sccache --stop-server >/dev/null 2>&1
+  # Eight compiles of a cold build at once: one server, every compile through it.
+  local i pids=()
+  for i in 1 2 3 4 5 6 7 8; do
+    printf 'int sc_p%d(int x) { return x + %d; }\n' "$i" "$i" >p$i.c
+    SHIMCTL_SHIM_TRACE=1 "$P/llvm/bin/clang" -c p$i.c -o p$i.o 2>trace$i.txt &
+    pids+=($!)
+  done
+  for i in "${!pids[@]}"; do wait "${pids[$i]}" || fail "compile $((i + 1)) of 8 failed: $(cat trace$((i + 1)).txt)"; done
+  expect_eq 1 "$(cat trace*.txt | grep -c "no sccache server on port $SC_PORT: starting one")" \
+    "shims that started a server (the others waited on the lock, then found it)"
+  expect_eq 8 "$(sc_misses)" "compiles sccache saw"
+
+  # A server that cannot start (its error log cannot be opened: sccache's client gives up after
+  # its 10 s timeout and fails the compile): the compile runs uncached, and says so in events.log.
+  SCCACHE_SERVER_PORT=$SC_PORT sccache --stop-server >/dev/null 2>&1
+  local out rc
+  out=$(SCCACHE_ERROR_LOG=/proc/none/log "$P/llvm/bin/clang" -c x.c -o x1.o 2>&1); rc=$?
+  expect_eq "0 " "$rc $out" "exit code and output of a compile whose sccache server cannot start"
+  SHIMCTL_DISABLE=1 "$P/llvm/bin/clang" -c x.c -o x-ref.o || fail "reference compile"
+  expect_same_file x-ref.o x1.o
+  expect_contains "$(cat "$P/.shimctl/events.log")" "sccache-server-unavailable" "events.log"
+  # SHIMCTL_STRICT=1: the compile fails instead, naming why (an unreadable sccache config).
+  printf 'garbage = [' >bad.toml
+  out=$(SCCACHE_CONF=$PWD/bad.toml SHIMCTL_STRICT=1 "$P/llvm/bin/clang" -c x.c -o x2.o 2>&1); rc=$?
+  expect_eq 1 "$rc" "exit code, strict"
+  expect_eq "shimctl-shim: no sccache server answers and $(command -v sccache) --start-server failed (SHIMCTL_STRICT=1; unset it to compile without the cache)" \
+    "$out" "strict message"
+  [ ! -e x2.o ] || fail "strict mode compiled anyway"
+}
