@@ -530,12 +530,25 @@ test_target_in_the_key() {
 
 test_target_key_for_sccache() {
   TEST "target: under sccache the key goes into SCCACHE_C_CUSTOM_CACHE_BUSTER"
-  recorder_fixture "keyenv HCC_AMDGPU_TARGET" "setenv SCCACHE_C_CUSTOM_CACHE_BUSTER=shimctl-abc"
+  # The shim execs sccache only when its server answers: a listener on a free port stands in.
+  python3 -c 'import socket, time
+s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(8)
+print(s.getsockname()[1], flush=True); time.sleep(300)' >"$TEST_DIR/port" &
+  local listener=$!
+  wait_until 10 "a listener's port in $TEST_DIR/port" test -s "$TEST_DIR/port"
+  recorder_fixture "keyenv HCC_AMDGPU_TARGET" "setenv SCCACHE_C_CUSTOM_CACHE_BUSTER=shimctl-abc" \
+    "setenv SCCACHE_SERVER_PORT=$(cat "$TEST_DIR/port")"
   sed -i 's/^cache-kind ccache$/cache-kind sccache/' "$P/bin/.shimctl.conf"
   HCC_AMDGPU_TARGET=gfx90a "$P/bin/cc" -c x.c || fail "compile failed"
   expect_eq "shimctl-abc;HCC_AMDGPU_TARGET=gfx90a" "$(recorded_env SCCACHE_C_CUSTOM_CACHE_BUSTER)" "buster"
   "$P/bin/cc" -c x.c || fail "compile failed"
   expect_eq "shimctl-abc" "$(recorded_env SCCACHE_C_CUSTOM_CACHE_BUSTER)" "buster without the variable"
+  calls >/dev/null
+  # No server and none can be started (this sccache's --start-server starts nothing): uncached.
+  kill "$listener"; wait "$listener" 2>/dev/null
+  "$P/bin/cc" -c x.c || fail "compile failed"
+  expect_eq "fakecache|$TEST_DIR/fakecache|--start-server cc.real|$P/bin/cc|-c|x.c" "$(calls | paste -sd ' ')" \
+    "calls without a server"
 }
 
 test_unwritable_cache_dir_falls_back() {
