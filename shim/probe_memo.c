@@ -183,7 +183,7 @@ static void write_memo(char* path,
       concat(tmp, sizeof tmp, path, ".", shimctl_decimal((unsigned)getpid(), num), NULL) >=
         sizeof tmp)
     return;
-  int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+  int fd = open_file(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0600);
   if (fd < 0)
     return;
   bool ok = write(fd, valid->buf, valid->len) == (ssize_t)valid->len &&

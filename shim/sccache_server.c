@@ -18,7 +18,6 @@
 #include <stdlib.h>
 #include <sys/file.h>
 #include <sys/socket.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -56,20 +55,17 @@ static unsigned server_port(char* const env[]) {
 }
 
 /* Runs ARGS with ENV, its streams on /dev/null (nothing it leaves running can hold a pipe of
- * ours), and waits for it; true when it exited 0. */
-static bool run_quietly(char* const args[], char* const env[]) {
+ * ours), and waits for it: its exit status does not matter (see below). */
+static void run_quietly(char* const args[], char* const env[]) {
   pid_t pid = fork();
   if (pid == 0) {
-    int null = (int)syscall(SYS_openat, AT_FDCWD, "/dev/null", O_RDWR | O_CLOEXEC, 0);
+    int null = open_file("/dev/null", O_RDWR, 0);
     if (null >= 0 && dup2(null, 0) == 0 && dup2(null, 1) == 1 && dup2(null, 2) == 2)
       execve(args[0], args, env);
     _exit(127);
   }
-  int status;
-  while (pid > 0 && waitpid(pid, &status, 0) < 0)
-    if (errno != EINTR)
-      return false;
-  return pid > 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0;
+  while (pid > 0 && waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+    continue;
 }
 
 bool sccache_server_ready(const char* sccache, char* const env[]) {
@@ -82,7 +78,7 @@ bool sccache_server_ready(const char* sccache, char* const env[]) {
       concat(lock_path, sizeof lock_path, shim.config.state_dir, "/sccache-server.lock", NULL) <
         sizeof lock_path) {
     /* Read-only is enough for flock, so any user can wait on the file root created. */
-    lock = (int)syscall(SYS_openat, AT_FDCWD, lock_path, O_RDONLY | O_CREAT | O_CLOEXEC, 0644);
+    lock = open_file(lock_path, O_RDONLY | O_CREAT, 0644);
     if (lock >= 0 && flock(lock, LOCK_EX) != 0) {
       close(lock);
       lock = -1;
@@ -96,7 +92,7 @@ bool sccache_server_ready(const char* sccache, char* const env[]) {
           shimctl_decimal(port, (char[24]){ 0 }),
           ": starting one",
           NULL);
-    (void)run_quietly(args, env); /* it fails when another client's server won the race: fine */
+    run_quietly(args, env); /* it fails when another client's server won the race: fine */
     ready = port_answers(port);
   }
   if (lock >= 0)

@@ -8,6 +8,7 @@
 #include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 #define STRICT_HINT " (SHIMCTL_STRICT=1; unset it to compile without the cache)"
 #define FINGERPRINT_KEY_LEN 32 /* hex digits of the fingerprint in the cache key */
@@ -31,6 +32,8 @@ bool env_is(const char* name, const char* value);
 bool path_in_self_dir(char out[PATH_MAX], const char* name, const char* suffix);
 bool find_in_path(const char* name, char out[PATH_MAX]);
 bool locate_self(const char* argv0);
+/* open(2) with O_CLOEXEC added, in one system call (musl's open() adds an fcntl). */
+int open_file(const char* path, int flags, mode_t mode);
 bool read_small_file(const char* path, char* buf, size_t max, size_t* len, bool mine);
 const char* load_config(void);
 bool parent_is_cache_launcher(void);

@@ -19,7 +19,7 @@ extern char** environ;
 /* open(2) with O_CLOEXEC in one system call. musl's open() follows an O_CLOEXEC open with
  * fcntl(F_SETFD) for kernels older than 2.6.23; every kernel the toolchains run on honours the
  * flag, and the shim opens up to a dozen files on each compile. */
-static int open_file(const char* path, int flags, mode_t mode) {
+int open_file(const char* path, int flags, mode_t mode) {
   return (int)syscall(SYS_openat, AT_FDCWD, path, flags | O_CLOEXEC, mode);
 }
 

@@ -9,6 +9,9 @@
 #                                (PREFIX/.shimctl/identity): CCACHE_COMPILERCHECK=string:shimctl-<32 hex
 #                                of the fingerprint> and CCACHE_EXTRAFILES=<absolute input paths, ':'>
 #   bench_identity_files PREFIX  the number of inputs of PREFIX's fingerprint
+#   bench_shim_syscalls STRACE   the system calls (names, one a line) of an `strace -f -o STRACE`
+#                                of a shim: from its execve (included) to the next one (excluded)
+#   bench_syscall_summary        stdin's names counted: "name N, name N, ...", most first
 #   bench_now_ms                 monotonic-enough wall clock in milliseconds
 #   bench_stat CCACHE_DIR NAME   one counter of `ccache --print-stats`
 #   bench_hits / bench_misses CCACHE_DIR   direct+preprocessed hits / cache misses
@@ -53,6 +56,14 @@ print("CCACHE_EXTRAFILES=" + ":".join(files))' "$1"
 
 bench_identity_files() { # PREFIX
   "${shimctl:?}" fingerprint "$1" --json | /usr/bin/python3 -c 'import json, sys; print(len(json.load(sys.stdin)["inputs"]))'
+}
+
+bench_shim_syscalls() { # STRACE
+  awk '/execve\(/ { n++ } n == 1 { sub(/^[0-9]+ +/, ""); sub(/\(.*/, ""); print }' "$1"
+}
+
+bench_syscall_summary() {
+  sort | uniq -c | sort -rn | awk '{ printf "%s%s %s", sep, $2, $1; sep = ", " }'
 }
 
 bench_now_ms() { echo $(( $(date +%s%N) / 1000000 )); }

@@ -5,6 +5,7 @@
 #include <shimctl/cache/cache_backend.hpp>
 #include <shimctl/cache/shim_config.hpp>
 #include <shimctl/core/scratch.hpp>
+#include <shimctl/core/steps.hpp>
 #include <shimctl/core/transaction.hpp>
 #include <shimctl/identity/identity_snapshot.hpp>
 #include <shimctl/identity/probe.hpp>
@@ -137,8 +138,7 @@ void check_identity_helper(const util::Dir& prefix_dir,
   auto text = *config + '\0'; // the parser may write at text[len]
   auto parsed = std::make_unique<shimctl_config>();
   char problem[512];
-  auto path = m.prefix + "/" + (dirs.front().empty() ? "" : dirs.front() + "/") +
-              std::string(core::shim_config_file);
+  auto path = m.prefix + "/" + core::shim_config_path(dirs.front());
   if (shimctl_parse_config(
         parsed.get(), text.data(), config->size(), path.c_str(), problem, sizeof problem)) {
     out.push_back({ "toolchain",
