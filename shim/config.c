@@ -55,12 +55,28 @@ static const char* parse_line(const struct parser* p, char* line, unsigned linen
     case SHIMCTL_STATE:
     case SHIMCTL_CACHE:
     case SHIMCTL_IDENTITY_HELPER:
+    case SHIMCTL_SECRETS:
       if (rest[0] != '/')
         return malformed(p, lineno, "path must be absolute: ", rest);
-      *(d.kind == SHIMCTL_STATE   ? &config->state_dir
-        : d.kind == SHIMCTL_CACHE ? &config->cache_path
-                                  : &config->identity_helper) = rest;
+      *(d.kind == SHIMCTL_STATE             ? &config->state_dir
+        : d.kind == SHIMCTL_CACHE           ? &config->cache_path
+        : d.kind == SHIMCTL_IDENTITY_HELPER ? &config->identity_helper
+                                            : &config->secrets_path) = rest;
       return NULL;
+    case SHIMCTL_SCCACHE_SERVER: {
+      char* space2 = strchr(rest, ' ');
+      if (space2)
+        *space2 = '\0';
+      if (!space2 || (strcmp(rest, SHIMCTL_SCCACHE_UNIX) && strcmp(rest, SHIMCTL_SCCACHE_TCP)) ||
+          strlen(space2 + 1) != SHIMCTL_SCCACHE_KEY_HEX ||
+          strspn(space2 + 1, "0123456789abcdef") != SHIMCTL_SCCACHE_KEY_HEX) {
+        if (space2)
+          *space2 = ' ';
+        return malformed(p, lineno, "expected unix|tcp and 16 hex digits: ", rest);
+      }
+      config->sccache_server = (struct shimctl_sccache_server){ rest, space2 + 1 };
+      return NULL;
+    }
     case SHIMCTL_CACHE_KIND:
       if (strcmp(rest, SHIMCTL_CACHE_KIND_CCACHE) && strcmp(rest, SHIMCTL_CACHE_KIND_SCCACHE))
         return malformed(p, lineno, "unknown cache tool: ", rest);
@@ -117,6 +133,8 @@ const char* shimctl_parse_config(struct shimctl_config* config,
   bool header_seen = false;
   config->state_dir = config->cache_path = config->identity_helper = NULL;
   config->cache_is_ccache = true;
+  config->secrets_path = NULL;
+  config->sccache_server = (struct shimctl_sccache_server){ NULL, NULL };
   config->count = 0;
   *end = '\0';
   if (memchr(text, '\0', len))

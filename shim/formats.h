@@ -57,6 +57,8 @@ enum shimctl_directive_kind {
   SHIMCTL_KEYENV,          /* keyenv VARIABLE */
   SHIMCTL_TARGET_PROBE,    /* target-probe COMPILER PROBE: GPUs of a call that names none */
   SHIMCTL_NATIVE_PROBE,    /* native-probe COMPILER PROBE: GPUs of --offload-arch=native */
+  SHIMCTL_SECRETS,         /* secrets PATH: NAME=VALUE lines read at exec time (credentials) */
+  SHIMCTL_SCCACHE_SERVER,  /* sccache-server unix|tcp KEY: each user's own server for KEY */
   SHIMCTL_DIRECTIVE_KINDS
 };
 
@@ -84,6 +86,10 @@ static inline const char* shimctl_directive_name(enum shimctl_directive_kind kin
       return "target-probe";
     case SHIMCTL_NATIVE_PROBE:
       return "native-probe";
+    case SHIMCTL_SECRETS:
+      return "secrets";
+    case SHIMCTL_SCCACHE_SERVER:
+      return "sccache-server";
     case SHIMCTL_DIRECTIVE_KINDS:
       break;
   }
@@ -92,6 +98,14 @@ static inline const char* shimctl_directive_name(enum shimctl_directive_kind kin
 
 #define SHIMCTL_CACHE_KIND_CCACHE "ccache"
 #define SHIMCTL_CACHE_KIND_SCCACHE "sccache"
+/* sccache-server's transports: a unix socket in the user's private runtime directory
+ * (sccache >= 0.9, SCCACHE_SERVER_UDS), or a TCP port on 127.0.0.1 derived from KEY and the uid
+ * whose listener must belong to the user (sccache 0.4). */
+#define SHIMCTL_SCCACHE_UNIX "unix"
+#define SHIMCTL_SCCACHE_TCP "tcp"
+#define SHIMCTL_SCCACHE_KEY_HEX 16
+#define SHIMCTL_SCCACHE_FIRST_PORT 10000u
+#define SHIMCTL_SCCACHE_PORT_COUNT 20000u
 
 /* Files in the shim's directory D: both names contain no '/' and no space. */
 struct shimctl_compiler {
@@ -106,17 +120,22 @@ struct shimctl_target_probe {
   const char* compiler; /* the NAME of a compiler line */
   const char* probe;    /* absolute path of the program naming the machine's GPU targets */
 };
+struct shimctl_sccache_server {
+  const char* transport; /* SHIMCTL_SCCACHE_UNIX or SHIMCTL_SCCACHE_TCP */
+  const char* key;       /* SHIMCTL_SCCACHE_KEY_HEX lowercase hex digits: the configuration */
+};
 
 struct shimctl_directive {
   enum shimctl_directive_kind kind;
   union {
-    const char* path;       /* state, cache, identity-helper: absolute */
+    const char* path;       /* state, cache, identity-helper, secrets: absolute */
     const char* cache_kind; /* cache-kind: SHIMCTL_CACHE_KIND_* */
     const char* env;        /* setenv, appendenv: NAME=VALUE, NAME not empty */
     const char* variable;   /* keyenv: a variable name */
     struct shimctl_compiler compiler;
     struct shimctl_alias alias;
     struct shimctl_target_probe target_probe;
+    struct shimctl_sccache_server sccache_server;
   } u;
 };
 
@@ -140,6 +159,10 @@ static inline struct shimctl_directive shimctl_directive_of(enum shimctl_directi
       d.u.target_probe.compiler = first;
       d.u.target_probe.probe = second;
       break;
+    case SHIMCTL_SCCACHE_SERVER:
+      d.u.sccache_server.transport = first;
+      d.u.sccache_server.key = second;
+      break;
     case SHIMCTL_CACHE_KIND:
       d.u.cache_kind = first;
       break;
@@ -150,7 +173,7 @@ static inline struct shimctl_directive shimctl_directive_of(enum shimctl_directi
     case SHIMCTL_KEYENV:
       d.u.variable = first;
       break;
-    default: /* state, cache, identity-helper */
+    default: /* state, cache, identity-helper, secrets */
       d.u.path = first;
       break;
   }
@@ -173,9 +196,14 @@ static inline int shimctl_directive_fields(const struct shimctl_directive* d, co
       f[0] = d->u.target_probe.compiler;
       f[1] = d->u.target_probe.probe;
       return 2;
+    case SHIMCTL_SCCACHE_SERVER:
+      f[0] = d->u.sccache_server.transport;
+      f[1] = d->u.sccache_server.key;
+      return 2;
     case SHIMCTL_STATE:
     case SHIMCTL_CACHE:
     case SHIMCTL_IDENTITY_HELPER:
+    case SHIMCTL_SECRETS:
       f[0] = d->u.path;
       return 1;
     case SHIMCTL_CACHE_KIND:
@@ -208,10 +236,12 @@ static inline size_t shimctl_render_directive(char* out,
 
 /* The parsed config. Its strings point into the text it was parsed from. */
 struct shimctl_config {
-  const char* state_dir;       /* NULL when there is no state line */
-  const char* cache_path;      /* never NULL once parsed */
-  const char* identity_helper; /* NULL when there is none */
-  bool cache_is_ccache;        /* cache-kind ccache (the default) */
+  const char* state_dir;                        /* NULL when there is no state line */
+  const char* cache_path;                       /* never NULL once parsed */
+  const char* identity_helper;                  /* NULL when there is none */
+  bool cache_is_ccache;                         /* cache-kind ccache (the default) */
+  const char* secrets_path;                     /* NULL when there is no secrets line */
+  struct shimctl_sccache_server sccache_server; /* transport NULL when there is no such line */
   size_t count;
   /* setenv, appendenv, compiler, alias, keyenv, target-probe and native-probe lines, in order */
   struct shimctl_directive list[SHIMCTL_MAX_DIRECTIVES];
@@ -338,19 +368,38 @@ static inline size_t shimctl_user_snapshot_name(char* out,
   return at;
 }
 
-/* The whole path; 0 when there is no cache home or the name is longer than SHIMCTL_NAME_MAX. */
+/* ${cache home}/shimctl/SUBDIR/<PREFIX encoded as above>; 0 when there is no cache home or the
+ * name is longer than SHIMCTL_NAME_MAX. */
+static inline size_t shimctl_user_file_path(char* out,
+                                            size_t cap,
+                                            const char* xdg_cache_home,
+                                            const char* home,
+                                            const char* subdir,
+                                            const char* prefix) {
+  size_t len = shimctl_user_cache_home(out, cap, xdg_cache_home, home);
+  if (len == 0)
+    return 0;
+  len = shimctl_put(out, cap, len, "/" SHIMCTL_USER_CACHE_DIR "/");
+  len = shimctl_put(out, cap, shimctl_put(out, cap, len, subdir), "/");
+  size_t name_end = shimctl_user_snapshot_name(out, cap, len, prefix);
+  return name_end - len > SHIMCTL_NAME_MAX ? 0 : name_end;
+}
+
+/* The user's snapshot of PREFIX (see shimctl_user_file_path). */
 static inline size_t shimctl_user_snapshot_path(char* out,
                                                 size_t cap,
                                                 const char* xdg_cache_home,
                                                 const char* home,
                                                 const char* prefix) {
-  size_t len = shimctl_user_cache_home(out, cap, xdg_cache_home, home);
-  if (len == 0)
-    return 0;
-  len = shimctl_put(out, cap, len, "/" SHIMCTL_USER_CACHE_DIR "/" SHIMCTL_USER_SNAPSHOT_DIR "/");
-  size_t name_end = shimctl_user_snapshot_name(out, cap, len, prefix);
-  return name_end - len > SHIMCTL_NAME_MAX ? 0 : name_end;
+  return shimctl_user_file_path(out, cap, xdg_cache_home, home, SHIMCTL_USER_SNAPSHOT_DIR, prefix);
 }
+
+/* ---- A user's own events log ------------------------------------------------------------------
+ * The shim appends "<unix time> <event> <cache tool> <reason>" lines to STATE_DIR/events.log; a
+ * user who may not write there (a root-installed prefix) gets them in
+ * ${cache home}/shimctl/events/<prefix, encoded as above>, which `shimctl status` and `verify`
+ * run as that user read too. */
+#define SHIMCTL_USER_EVENTS_DIR "events" /* in SHIMCTL_USER_CACHE_DIR */
 
 /* ---- The CUID the shim gives a HIP compile ---------------------------------------------------
  * clang names a global __hip_cuid_<hash> in every HIP object after the command line, -o
@@ -380,6 +429,111 @@ static inline const char* shimctl_cuid_value(char out[SHIMCTL_CUID_HEX + 1],
   out[SHIMCTL_CUID_HEX] = '\0';
   return out;
 }
+
+/* ---- Each user's own sccache server -------------------------------------------------------------
+ * sccache runs the compile in its server, as the user who started that server, with the storage
+ * settings that server started with. So every user gets a server of their own per configuration
+ * (KEY, from the sccache-server line): over a unix socket SHIMCTL_SCCACHE_SOCKET_NAME in a
+ * directory only that user can enter (sccache >= 0.9), else on the TCP port below, whose listener
+ * the shim checks belongs to the user before it lets sccache connect (sccache 0.4). Rollback
+ * finds the servers by SHIMCTL_SCCACHE_SERVER_OF=<state dir> in their environment. */
+#define SHIMCTL_SCCACHE_SERVER_OF "SHIMCTL_SCCACHE_SERVER_OF"
+#define SHIMCTL_RUNTIME_DIR "shimctl-run" /* under $XDG_RUNTIME_DIR or the user's cache home */
+#define SHIMCTL_RUNTIME_DIR_CHOICES 3
+#define SHIMCTL_SUN_PATH_MAX 108 /* sizeof sockaddr_un.sun_path on Linux */
+
+/* 64-bit FNV-1a over "shimctl-sccache 1" and PARTS[0..COUNT), each followed by a NUL. */
+static inline unsigned long long shimctl_sccache_hash(const char* const* parts, int count) {
+  unsigned long long h = 14695981039346656037ULL;
+  const char* tag = "shimctl-sccache 1";
+  for (int p = -1; p < count; p++) {
+    for (const char* c = p < 0 ? tag : parts[p]; *c; c++)
+      h = (h ^ (unsigned char)*c) * 1099511628211ULL;
+    h = (h ^ 0u) * 1099511628211ULL;
+  }
+  return h;
+}
+
+/* The server's own name, 16 hex digits, for configuration KEY as seen from mount namespace
+ * MOUNT_NS (readlink /proc/self/ns/mnt, "" when unknown): a container with its own files gets
+ * a server of its own even where it shares the socket's directory or the network with the host
+ * (a server resolves the compile's paths in its own namespace). */
+static inline const char* shimctl_sccache_instance(char out[SHIMCTL_SCCACHE_KEY_HEX + 1],
+                                                   const char* key,
+                                                   const char* mount_ns) {
+  const char* parts[] = { key, mount_ns };
+  unsigned long long h = shimctl_sccache_hash(parts, 2);
+  static const char digits[] = "0123456789abcdef";
+  for (int i = SHIMCTL_SCCACHE_KEY_HEX - 1; i >= 0; i--, h >>= 4)
+    out[i] = digits[h & 15];
+  out[SHIMCTL_SCCACHE_KEY_HEX] = '\0';
+  return out;
+}
+
+/* The TCP port of user UID's server INSTANCE (shimctl_sccache_instance). */
+static inline unsigned shimctl_sccache_port(const char* instance, unsigned long long uid) {
+  char num[24];
+  const char* parts[] = { instance, shimctl_decimal(uid, num) };
+  return SHIMCTL_SCCACHE_FIRST_PORT +
+         (unsigned)(shimctl_sccache_hash(parts, 2) % SHIMCTL_SCCACHE_PORT_COUNT);
+}
+
+/* Choice I (0 to SHIMCTL_RUNTIME_DIR_CHOICES - 1) of the user's private directory for sockets
+ * and locks, into OUT: $XDG_RUNTIME_DIR/shimctl-run, <cache home>/shimctl-run,
+ * /tmp/shimctl-run-<uid>. The first that is (or can be made) a directory of the user's, mode
+ * 0700, with room for a socket name under it, is the one. 0 when choice I does not apply. */
+static inline size_t shimctl_runtime_dir(char* out,
+                                         size_t cap,
+                                         int i,
+                                         const char* xdg_runtime_dir,
+                                         const char* xdg_cache_home,
+                                         const char* home,
+                                         unsigned long long uid) {
+  size_t len = 0;
+  char num[24];
+  if (i == 0 && xdg_runtime_dir && xdg_runtime_dir[0] == '/')
+    len = shimctl_put(out, cap, shimctl_put(out, cap, 0, xdg_runtime_dir), "/" SHIMCTL_RUNTIME_DIR);
+  else if (i == 1 && (len = shimctl_user_cache_home(out, cap, xdg_cache_home, home)) != 0)
+    len = shimctl_put(out, cap, len, "/" SHIMCTL_RUNTIME_DIR);
+  else if (i == 2)
+    len = shimctl_put(out,
+                      cap,
+                      shimctl_put(out, cap, 0, "/tmp/" SHIMCTL_RUNTIME_DIR "-"),
+                      shimctl_decimal(uid, num));
+  const size_t socket_name = sizeof "/sccache-" - 1 + SHIMCTL_SCCACHE_KEY_HEX + sizeof ".sock";
+  return len < cap && len + socket_name <= SHIMCTL_SUN_PATH_MAX ? len : 0;
+}
+
+/* The first usable choice above into OUT (made when missing: runtime_dir.c); false when none
+ * is. The directory's parent must belong to the user or root and, when others may write it, be
+ * sticky: a variable that `su` kept (another user's XDG_RUNTIME_DIR or HOME) must not lead a
+ * compile into a directory that user controls. */
+bool shimctl_private_runtime_dir(char* out, size_t cap);
+
+/* Who listens on TCP port PORT (any address), from the kernel's socket tables /proc/net/tcp and
+ * tcp6, which record each socket's owner: nobody, only this user (effective uid), or another
+ * user too. Nothing connects to the port. */
+enum shimctl_listener { SHIMCTL_LISTENER_NONE, SHIMCTL_LISTENER_MINE, SHIMCTL_LISTENER_OTHER };
+enum shimctl_listener shimctl_tcp_listener(unsigned port);
+
+/* "sccache-INSTANCE.sock" / "sccache-INSTANCE.lock" at OUT[AT]. */
+static inline size_t shimctl_sccache_file_name(char* out,
+                                               size_t cap,
+                                               size_t at,
+                                               const char* key,
+                                               const char* suffix) {
+  return shimctl_put(
+    out, cap, shimctl_put(out, cap, shimctl_put(out, cap, at, "sccache-"), key), suffix);
+}
+
+/* ---- The secrets file: STATE_DIR/secrets
+ * ---------------------------------------------------------- Credentials (a remote's password) live
+ * only here, never in the config or the manifest: mode 0600 (root's use only) or 0640 with the
+ * shared cache's group. One NAME=VALUE line each; the shim applies them as setenv defaults that win
+ * over the config's setenv lines of the same NAME. A user who cannot read the file compiles with
+ * the config's values (the local cache). */
+#define SHIMCTL_SECRETS_NAME "secrets"
+#define SHIMCTL_SECRETS_MAX (64 * 1024)
 
 /* ---- Defaults the user's environment overrides ------------------------------------------------
  * A setenv default NAME=VALUE applies only where the environment sets neither NAME nor, for

@@ -28,7 +28,6 @@
 /* Lets `strings` tell an installed shim's version without running it (running it compiles). */
 __attribute__((used)) static const char shim_ident[] = "@(#)shimctl-shim " SHIMCTL_SHIM_VERSION;
 
-#define MAX_ENV 32768           /* environment entries handed to the cache tool */
 #define MAX_ARGS 131072         /* arguments handed to the cache tool */
 #define TARGET_KEY_MAX 16384    /* the environment and GPU targets in the cache key */
 #define ENV_ARENA (1024 * 1024) /* room for appendenv results */
@@ -39,7 +38,7 @@ extern char** environ;
 
 struct shim shim;
 static char* cache_argv[MAX_ARGS];
-static char* cache_env[MAX_ENV];
+static char* cache_env[SHIM_MAX_ENV];
 static size_t cache_env_count;
 static char env_arena[ENV_ARENA];
 static size_t env_arena_used;
@@ -76,7 +75,7 @@ static bool passes_through(int argc, char** argv) {
 }
 
 static bool push_env(char* entry) {
-  if (cache_env_count + 1 >= MAX_ENV)
+  if (cache_env_count + 2 >= SHIM_MAX_ENV)
     return false;
   cache_env[cache_env_count++] = entry;
   return true;
@@ -201,11 +200,42 @@ static bool push_build_root_base_dir(void) {
   return push_env(entry);
 }
 
-/* environ + setenv defaults + appendenv + CCACHE_BASEDIR + SHIMCTL_ACTIVE=1, into cache_env. */
+/* The secrets file's NAME=VALUE lines (a remote's credential: formats.h) as defaults, ahead of
+ * the config's setenv lines so that they win over those of the same name; the user's own
+ * environment wins over both. A user who may not read the file compiles with the config's values
+ * (without the remote). False when the environment is full. */
+static bool push_secrets(void) {
+  static char text[SHIMCTL_SECRETS_MAX + 1];
+  size_t len;
+  const char* path = shim.config.secrets_path;
+  if (!path)
+    return true;
+  if (!read_protected_file(path, text, SHIMCTL_SECRETS_MAX, &len) || len > SHIMCTL_SECRETS_MAX) {
+    if (shim.trace)
+      say("secrets ", path, " not readable (", strerror(errno), "): no remote storage", NULL);
+    return true;
+  }
+  for (char* line = text; line < text + len;) {
+    char* newline = strchr(line, '\n');
+    if (newline)
+      *newline = '\0';
+    char* eq = strchr(line, '=');
+    if (line[0] != '#' && eq && eq != line && find_env(line, (size_t)(eq - line) + 1) < 0 &&
+        !push_env(line))
+      return false;
+    line = newline ? newline + 1 : text + len;
+  }
+  return true;
+}
+
+/* environ + secrets + setenv defaults + appendenv + CCACHE_BASEDIR + SHIMCTL_ACTIVE=1, into
+ * cache_env. */
 static bool build_cache_environment(void) {
   for (char** e = environ; *e; e++)
     if (!push_env(*e))
       return false;
+  if (!push_secrets())
+    return false;
   for (size_t i = 0; i < shim.config.count; i++) {
     const struct shimctl_directive* d = &shim.config.list[i];
     if (d->kind != SHIMCTL_SETENV && d->kind != SHIMCTL_APPENDENV)
@@ -380,10 +410,36 @@ static bool pin_directory_config(const char** reason) {
   return true;
 }
 
-/* The CCACHE_DIR ccache would use when the user set one (else it picks its own default). */
-static const char* ccache_dir(void) {
-  long at = find_env("CCACHE_DIR=", sizeof "CCACHE_DIR=" - 1);
-  return at < 0 ? NULL : cache_env[at] + sizeof "CCACHE_DIR=" - 1;
+/* The cache dir the tool would use: CCACHE_DIR when set (else ccache picks its own default);
+ * SCCACHE_DIR, else sccache's default, <cache home>/sccache. */
+static const char* cache_dir(bool ccache) {
+  static char dir[PATH_MAX];
+  const char* name = ccache ? "CCACHE_DIR=" : "SCCACHE_DIR=";
+  long at = find_env(name, strlen(name));
+  if (at >= 0)
+    return cache_env[at] + strlen(name);
+  if (ccache)
+    return NULL;
+  size_t len = shimctl_user_cache_home(dir, sizeof dir, getenv("XDG_CACHE_HOME"), getenv("HOME"));
+  return len && concat(dir + len, sizeof dir - len, "/sccache", NULL) < sizeof dir - len ? dir
+                                                                                         : NULL;
+}
+
+/* For sccache: this user's own server (sccache_server.c) in cache_env, running. False, with
+ * *WHY: the compile must run uncached. */
+static bool own_sccache_server(const char** why) {
+  const char* entry = sccache_server_entry(why);
+  if (*why)
+    return false;
+  if (entry) {
+    long at = find_env(entry, (size_t)(strchr(entry, '=') - entry) + 1);
+    if (at >= 0)
+      cache_env[at] = (char*)entry; /* an old port default of the config: the user's own wins */
+    else if (!push_env((char*)entry))
+      return false;
+    cache_env[cache_env_count] = NULL;
+  }
+  return sccache_server_ready(shim.config.cache_path, cache_env, cache_env_count, why);
 }
 
 /* With SHIMCTL_STRICT=1: prints the parts and exits 1. Otherwise returns. */
@@ -475,20 +531,34 @@ int main(int argc, char** argv) {
       STRICT_FAIL("cannot keep ccache from reading ", unpinned);
       exec_original(real, compiler->name, args);
     }
-    const char* unwritable = ccache ? unwritable_ccache_dir(ccache_dir()) : NULL;
+    const char* unwritable = unwritable_cache_dir(cache_dir(ccache));
     if (unwritable) {
       log_event("cache-dir-unwritable", unwritable);
       STRICT_FAIL("cache directory ", unwritable, " is not writable by this user");
       exec_original(real, compiler->name, args);
     }
-    if (!ccache && !sccache_server_ready(shim.config.cache_path, cache_env)) {
-      log_event("sccache-server-unavailable", shim.config.cache_path);
-      STRICT_FAIL(
-        "no sccache server answers and ", shim.config.cache_path, " --start-server failed");
+    const char* no_server = NULL;
+    if (!ccache && !own_sccache_server(&no_server)) {
+      if (!no_server)
+        no_server = "(environment too large)";
+      log_event("sccache-server-unavailable", no_server);
+      if (shim.trace)
+        say("no sccache server of this user's: ", no_server, ": uncached", NULL);
+      STRICT_FAIL("no sccache server of this user's answers: ", no_server);
       exec_original(real, compiler->name, args);
     }
     if (shim.trace)
       say("cache ", shim.config.cache_path, " ", cache_argv[1], NULL);
+    if (!ccache) { /* sccache can fail a compile itself: it runs as a child (cache_run.c) */
+      char reason[256];
+      int status = run_cache_tool(shim.config.cache_path, cache_argv, cache_env, reason);
+      if (status >= 0)
+        return status;
+      log_event("sccache-failed", reason);
+      if (shim.trace)
+        say("sccache failed (", reason, "): compiling uncached", NULL);
+      exec_original(real, compiler->name, args);
+    }
     execve(shim.config.cache_path, cache_argv, cache_env);
     const char* reason = strerror(errno);
     log_event("cache-missing", reason);

@@ -1,13 +1,22 @@
-/* sccache's server, made sure of before the shim execs sccache.
+/* Each user's own sccache server, made sure of before the shim execs sccache.
  *
- * sccache's client starts a server when none answers on its port and fails the compile when that
- * server does not report for duty within its own timeout (10 s: a loaded machine, a server that
- * cannot start, several clients of a cold `make -j` racing to start it; mozilla/sccache #317,
- * #340). A compile must never fail because of the cache layer, so for sccache the shim checks
- * the port first (one connect to 127.0.0.1, three system calls); when nothing answers it starts
- * the server itself with `sccache --start-server` in the cache tool's environment, one shim at a
- * time (a lock in the state dir; the others wait, then find it running). When that fails too the
- * compile runs uncached. */
+ * sccache's server runs every compile itself, with the rights of whoever started it and the
+ * storage settings it started with, and it trusts whoever connects. One root-installed prefix
+ * serves every user of a machine, so each user gets a server of their own per configuration (the
+ * sccache-server line's KEY):
+ * - unix (sccache >= 0.9): SCCACHE_SERVER_UDS=<dir>/sccache-KEY.sock, where <dir> is a directory
+ *   only this user can enter ($XDG_RUNTIME_DIR/shimctl-run, else <cache home>/shimctl-run, else
+ *   /tmp/shimctl-run-<uid>; owned by the user, mode 0700, checked on every call). Nobody else
+ *   can reach the socket, nor plant one there.
+ * - tcp (sccache 0.4 knows only 127.0.0.1:<port>): the port is derived from KEY and the uid,
+ *   and before sccache connects the shim reads who listens there from /proc/net/tcp{,6} (the
+ *   kernel records the socket's owner): another user's listener means an uncached compile; the
+ *   shim itself never connects to it.
+ * When no server of the user's answers, the shim starts one with `sccache --start-server` in the
+ * cache tool's environment, one shim at a time (a lock beside the socket, in the private
+ * directory: the shim creates no file in the prefix), marked with SHIMCTL_SCCACHE_SERVER_OF so
+ * that rollback can find and stop it. When that fails too the compile runs uncached: sccache's
+ * own client would fail it after its 10 s startup timeout (mozilla/sccache #317, #340). */
 #define _GNU_SOURCE
 #include "shim.h"
 
@@ -16,42 +25,38 @@
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/file.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
-#define SCCACHE_DEFAULT_PORT 4226
+static char server_entry[sizeof "SCCACHE_SERVER_UDS=" + PATH_MAX];
+static char marker_entry[sizeof SHIMCTL_SCCACHE_SERVER_OF "=" + PATH_MAX];
+static char private_dir[PATH_MAX];
+static char instance[SHIMCTL_SCCACHE_KEY_HEX + 1]; /* this server's name (formats.h) */
 
-/* Something accepts connections on 127.0.0.1:PORT. */
-static bool port_answers(unsigned port) {
-  int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+/* instance: the config's key as seen from this mount namespace (shimctl_sccache_instance). */
+static void name_instance(void) {
+  char mount_ns[64];
+  ssize_t n = readlink("/proc/self/ns/mnt", mount_ns, sizeof mount_ns - 1);
+  mount_ns[n > 0 ? n : 0] = '\0';
+  shimctl_sccache_instance(instance, shim.config.sccache_server.key, mount_ns);
+}
+
+/* Something accepts connections on the unix socket PATH. */
+static bool socket_answers(const char* path) {
+  struct sockaddr_un addr = { .sun_family = AF_UNIX };
+  if (concat(addr.sun_path, sizeof addr.sun_path, path, NULL) >= sizeof addr.sun_path)
+    return false;
+  int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
   if (fd < 0)
     return false;
-  struct sockaddr_in addr = { 0 };
-  addr.sin_family = AF_INET;
-  addr.sin_port = htons((unsigned short)port);
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
   bool answers = connect(fd, (const struct sockaddr*)&addr, sizeof addr) == 0;
   close(fd);
   return answers;
-}
-
-/* The port sccache uses with ENV: SCCACHE_SERVER_PORT, else its default; 0 when it talks over a
- * unix socket (SCCACHE_SERVER_UDS, sccache >= 0.9), which the shim leaves to sccache. */
-static unsigned server_port(char* const env[]) {
-  unsigned port = SCCACHE_DEFAULT_PORT;
-  for (size_t i = 0; env[i]; i++) {
-    if (starts_with(env[i], "SCCACHE_SERVER_UDS="))
-      return 0;
-    if (starts_with(env[i], "SCCACHE_SERVER_PORT=")) {
-      char* end;
-      unsigned long value = strtoul(env[i] + sizeof "SCCACHE_SERVER_PORT=" - 1, &end, 10);
-      if (*end == '\0' && value > 0 && value < 65536)
-        port = (unsigned)value;
-    }
-  }
-  return port;
 }
 
 /* Runs ARGS with ENV, its streams on /dev/null (nothing it leaves running can hold a pipe of
@@ -68,32 +73,110 @@ static void run_quietly(char* const args[], char* const env[]) {
     continue;
 }
 
-bool sccache_server_ready(const char* sccache, char* const env[]) {
-  unsigned port = server_port(env);
-  if (port == 0 || port_answers(port))
+/* The value of NAME in ENV (NAME_EQ is "NAME="); NULL when unset. */
+static const char* env_value(char* const env[], const char* name_eq) {
+  size_t len = strlen(name_eq);
+  for (size_t i = 0; env[i]; i++)
+    if (strncmp(env[i], name_eq, len) == 0)
+      return env[i] + len;
+  return NULL;
+}
+
+/* SCCACHE_SERVER_PORT's value in ENV, or 0 when unset or not a port. */
+static unsigned port_in(char* const env[]) {
+  const char* value = env_value(env, "SCCACHE_SERVER_PORT=");
+  char* end;
+  unsigned long port = value ? strtoul(value, &end, 10) : 0;
+  return value && *end == '\0' && port > 0 && port < 65536 ? (unsigned)port : 0;
+}
+
+const char* sccache_server_entry(const char** problem) {
+  const struct shimctl_sccache_server* server = &shim.config.sccache_server;
+  *problem = NULL;
+  if (!server->transport || getenv("SCCACHE_SERVER_UDS") || getenv("SCCACHE_SERVER_PORT"))
+    return NULL; /* an old config (its setenv names the port), or the user's own choice (a
+                  * port is still checked for its owner) */
+  if (!shimctl_private_runtime_dir(private_dir, sizeof private_dir)) {
+    *problem = "no private directory for its socket and lock (XDG_RUNTIME_DIR, the cache home, "
+               "/tmp)";
+    return NULL;
+  }
+  name_instance();
+  if (strcmp(server->transport, SHIMCTL_SCCACHE_UNIX) == 0) {
+    size_t len =
+      concat(server_entry, sizeof server_entry, "SCCACHE_SERVER_UDS=", private_dir, "/", NULL);
+    shimctl_sccache_file_name(server_entry, sizeof server_entry, len, instance, ".sock");
+    return server_entry;
+  }
+  char num[24];
+  concat(server_entry,
+         sizeof server_entry,
+         "SCCACHE_SERVER_PORT=",
+         shimctl_decimal(shimctl_sccache_port(instance, geteuid()), num),
+         NULL);
+  return server_entry;
+}
+
+bool sccache_server_ready(const char* sccache, char** env, size_t env_count, const char** why) {
+  *why = "its --start-server failed";
+  const char* socket_path = env_value(env, "SCCACHE_SERVER_UDS=");
+  const bool own_socket = socket_path && shim.config.sccache_server.transport &&
+                          socket_path == server_entry + sizeof "SCCACHE_SERVER_UDS=" - 1;
+  if (socket_path && !own_socket)
+    return true; /* the user's own SCCACHE_SERVER_UDS: left to sccache */
+  unsigned port = socket_path ? 0 : port_in(env);
+  if (!socket_path && port == 0)
+    port = 4226; /* sccache's default */
+  if (port) {
+    enum shimctl_listener who = shimctl_tcp_listener(port);
+    if (who == SHIMCTL_LISTENER_OTHER) {
+      *why = "another user listens on its port";
+      return false;
+    }
+    if (who == SHIMCTL_LISTENER_MINE)
+      return true;
+  } else if (socket_answers(socket_path)) {
     return true;
+  }
+  /* Start one, one shim at a time: the lock lives beside the socket, in the private dir. */
+  if (!instance[0] && shim.config.sccache_server.key) { /* a port of the user's own choosing */
+    (void)shimctl_private_runtime_dir(private_dir, sizeof private_dir);
+    name_instance();
+  }
   char lock_path[PATH_MAX];
   int lock = -1;
-  if (shim.config.state_dir &&
-      concat(lock_path, sizeof lock_path, shim.config.state_dir, "/sccache-server.lock", NULL) <
+  size_t len = private_dir[0] ? concat(lock_path, sizeof lock_path, private_dir, "/", NULL) : 0;
+  if (private_dir[0] && instance[0] &&
+      shimctl_sccache_file_name(lock_path, sizeof lock_path, len, instance, ".lock") <
         sizeof lock_path) {
-    /* Read-only is enough for flock, so any user can wait on the file root created. */
-    lock = open_file(lock_path, O_RDONLY | O_CREAT, 0644);
+    lock = open_file(lock_path, O_RDONLY | O_CREAT | O_NOFOLLOW, 0600);
     if (lock >= 0 && flock(lock, LOCK_EX) != 0) {
       close(lock);
       lock = -1;
     }
   }
-  bool ready = lock >= 0 && port_answers(port); /* started while this shim waited */
+  bool ready = lock >= 0 && (port ? shimctl_tcp_listener(port) == SHIMCTL_LISTENER_MINE
+                                  : socket_answers(socket_path)); /* started while we waited */
   if (!ready) {
     char* args[] = { (char*)sccache, "--start-server", NULL };
     if (shim.trace)
-      say("no sccache server on port ",
-          shimctl_decimal(port, (char[24]){ 0 }),
-          ": starting one",
-          NULL);
+      say("no sccache server of this user's answers: starting one", NULL);
+    /* The marker rides along in the server's environment only (not the compile's). */
+    if (shim.config.state_dir && env_count + 1 < SHIM_MAX_ENV &&
+        concat(marker_entry,
+               sizeof marker_entry,
+               SHIMCTL_SCCACHE_SERVER_OF "=",
+               shim.config.state_dir,
+               NULL) < sizeof marker_entry) {
+      env[env_count] = marker_entry;
+      env[env_count + 1] = NULL;
+    }
     run_quietly(args, env); /* it fails when another client's server won the race: fine */
-    ready = port_answers(port);
+    env[env_count] = NULL;
+    enum shimctl_listener who = port ? shimctl_tcp_listener(port) : SHIMCTL_LISTENER_NONE;
+    ready = port ? who == SHIMCTL_LISTENER_MINE : socket_answers(socket_path);
+    if (who == SHIMCTL_LISTENER_OTHER)
+      *why = "another user listens on its port";
   }
   if (lock >= 0)
     close(lock);

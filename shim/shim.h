@@ -12,6 +12,7 @@
 
 #define STRICT_HINT " (SHIMCTL_STRICT=1; unset it to compile without the cache)"
 #define FINGERPRINT_KEY_LEN 32 /* hex digits of the fingerprint in the cache key */
+#define SHIM_MAX_ENV 32768     /* environment entries handed to the cache tool */
 
 struct shim {
   char self_path[PATH_MAX]; /* D/N: the shim's real path */
@@ -34,7 +35,13 @@ bool find_in_path(const char* name, char out[PATH_MAX]);
 bool locate_self(const char* argv0);
 /* open(2) with O_CLOEXEC added, in one system call (musl's open() adds an fcntl). */
 int open_file(const char* path, int flags, mode_t mode);
+/* Reads up to MAX + 1 bytes of PATH into BUF and NUL-terminates them (*len > max: too large).
+ * False with errno set when the file cannot be read. With MINE, also false unless the file is a
+ * regular file of this user that nobody else may write. */
 bool read_small_file(const char* path, char* buf, size_t max, size_t* len, bool mine);
+/* read_small_file of a regular file that only its owner can write (not a link); errno EPERM
+ * when it is another kind of file or writable by others. */
+bool read_protected_file(const char* path, char* buf, size_t max, size_t* len);
 const char* load_config(void);
 bool parent_is_cache_launcher(void);
 bool prefix_of_state(char out[PATH_MAX]);
@@ -48,15 +55,30 @@ void record_uncached_call(const char* counter);
 void log_event_once(const char* event, const char* reason);
 bool find_directory_config(const char* dir, char found[PATH_MAX]);
 bool find_build_root(const char* dir, char root[PATH_MAX]);
-const char* unwritable_ccache_dir(const char* dir);
+const char* unwritable_cache_dir(const char* dir);
 int open_directory(const char* path);
 void close_directory(int fd);
 bool input_unchanged(int dir_fd, const struct shimctl_snapshot_input* input);
 
 /* ---- sccache_server.c ------------------------------------------------------------------- */
-/* True when an sccache server answers on the port SCCACHE (run with ENV) uses, or once one was
- * started (`sccache --start-server`, one shim at a time); false: the compile must run uncached. */
-bool sccache_server_ready(const char* sccache, char* const env[]);
+/* The entry naming this user's own server for the config's sccache-server line
+ * ("SCCACHE_SERVER_UDS=<private dir>/sccache-KEY.sock" or "SCCACHE_SERVER_PORT=<port of KEY and
+ * the uid>"), to add to the cache tool's environment; NULL when there is nothing to add (no such
+ * line, or the user chose the server) or, with *PROBLEM set, when no private directory is
+ * usable: the compile must run uncached. */
+const char* sccache_server_entry(const char** problem);
+/* True when a server of this user's answers where SCCACHE (run with ENV, ENV_COUNT entries and
+ * room for one more) will look for it, or once one was started (`sccache --start-server`, one
+ * shim at a time); false, with *WHY: the compile must run uncached. */
+bool sccache_server_ready(const char* sccache, char** env, size_t env_count, const char** why);
+
+/* ---- cache_run.c ------------------------------------------------------------------------ */
+/* Runs the cache tool PATH (ARGV, ENV) as a child with its stderr held back, and waits for it.
+ * Returns the exit status to pass on, its stderr written out; or -1 when the tool failed for a
+ * reason of its own (REASON: its own message), its stderr dropped: then the compile must run
+ * uncached. A termination signal the shim receives goes to the child, and the shim then dies of
+ * it too. */
+int run_cache_tool(const char* path, char** argv, char** env, char reason[256]);
 
 /* ---- identity_guard.c ------------------------------------------------------------------- */
 /* Puts the first FINGERPRINT_KEY_LEN digits of the toolchain's current fingerprint at KEY;

@@ -111,16 +111,27 @@ bool locate_self(const char* argv0) {
   return true;
 }
 
-/* Reads up to MAX + 1 bytes of PATH into BUF and NUL-terminates them (*len > max: too large).
- * False with errno set when the file cannot be read. With MINE, also false unless the file is a
- * regular file of this user that nobody else may write. */
+/* Which files read_file_of reads: any; a regular file of this user's that only they can write;
+ * a regular file that only its owner can write. Not a link, but for FILE_ANY. */
+enum trust { FILE_ANY, FILE_MINE, FILE_PROTECTED };
+static bool read_file_of(const char* path, char* buf, size_t max, size_t* len, enum trust trust);
+
 bool read_small_file(const char* path, char* buf, size_t max, size_t* len, bool mine) {
-  int fd = open_file(path, O_RDONLY | (mine ? O_NOFOLLOW : 0), 0);
+  return read_file_of(path, buf, max, len, mine ? FILE_MINE : FILE_ANY);
+}
+
+bool read_protected_file(const char* path, char* buf, size_t max, size_t* len) {
+  return read_file_of(path, buf, max, len, FILE_PROTECTED);
+}
+
+static bool read_file_of(const char* path, char* buf, size_t max, size_t* len, enum trust trust) {
+  int fd = open_file(path, O_RDONLY | (trust != FILE_ANY ? O_NOFOLLOW : 0), 0);
   if (fd < 0)
     return false;
   struct stat st;
-  if (mine && (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
-               (st.st_mode & 022) != 0)) {
+  if (trust != FILE_ANY &&
+      (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) ||
+       (trust == FILE_MINE && st.st_uid != geteuid()) || (st.st_mode & 022) != 0)) {
     close(fd);
     errno = EPERM;
     return false;
@@ -294,13 +305,33 @@ bool run_and_read(char* const args[], char* out, size_t cap, size_t* len, int* s
   return pid > 0;
 }
 
-/* Appends "<unix time> <event> <cache> <reason>" to state/events.log, best effort. */
+/* The events log to append to, its path in PATH: the prefix's (state/events.log), else, for a
+ * user who may not write that (a root-installed prefix), the user's own (formats.h), made with
+ * its directories (0700) when missing. -1 when neither can be opened. */
+static int open_events_log(char path[PATH_MAX]) {
+  char prefix[PATH_MAX];
+  const char* state_dir = shim.config.state_dir;
+  if (!state_dir || concat(path, PATH_MAX, state_dir, "/events.log", NULL) >= PATH_MAX)
+    return -1;
+  int fd = open_file(path, O_WRONLY | O_APPEND | O_CREAT, 0644);
+  if (fd >= 0 || (errno != EACCES && errno != EPERM && errno != EROFS) || !prefix_of_state(prefix))
+    return fd;
+  size_t len = shimctl_user_file_path(
+    path, PATH_MAX, getenv("XDG_CACHE_HOME"), getenv("HOME"), SHIMCTL_USER_EVENTS_DIR, prefix);
+  if (len == 0 || len >= PATH_MAX)
+    return -1;
+  for (char* slash = strchr(path + 1, '/'); slash; slash = strchr(slash + 1, '/')) {
+    *slash = '\0';
+    mkdir(path, 0700); /* the existing ones stay as they are */
+    *slash = '/';
+  }
+  return open_file(path, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW, 0600);
+}
+
+/* Appends "<unix time> <event> <cache> <reason>" to the events log, best effort. */
 void log_event(const char* event, const char* reason) {
   char path[PATH_MAX], line[PATH_MAX + 256], num[24];
-  const char* state_dir = shim.config.state_dir;
-  if (!state_dir || concat(path, sizeof path, state_dir, "/events.log", NULL) >= sizeof path)
-    return;
-  int fd = open_file(path, O_WRONLY | O_APPEND | O_CREAT, 0644);
+  int fd = open_events_log(path);
   if (fd < 0)
     return;
   const char* now = shimctl_decimal((unsigned long long)time(NULL), num);
@@ -419,7 +450,7 @@ bool find_build_root(const char* dir, char root[PATH_MAX]) {
 /* ccache fails the compile ("Failed to create directory ...") when its cache directory DIR is
  * not writable, e.g. a root-owned --cache-dir used by another user. Returns DIR then, or NULL
  * when the cache can be used: one access(2) on the hot path. */
-const char* unwritable_ccache_dir(const char* dir) {
+const char* unwritable_cache_dir(const char* dir) {
   static char parent[PATH_MAX];
   if (!dir || !*dir || access(dir, W_OK | X_OK) == 0)
     return NULL;

@@ -337,12 +337,27 @@ http {
 CONF
 }
 
-# sc_stat 'PYTHON EXPRESSION over s': of the JSON statistics of the sccache server on $SC_PORT
+# sc_server_of PREFIX: SC_SERVER = where this user's own sccache server for PREFIX is
+# ("SCCACHE_SERVER_PORT=N" on sccache 0.4, "SCCACHE_SERVER_UDS=PATH" on >= 0.9), as status --json
+# reports it; remembered in SC_SERVERS for sc_stop_servers.
+sc_server_of() {
+  SC_SERVER=$("$SHIMCTL" status --json "$1" | python3 -c \
+    'import json, sys; print(json.load(sys.stdin)["cache"].get("server", {}).get("environment", ""))')
+  [ -n "$SC_SERVER" ] || { fail "status --json names no sccache server for $1"; return 1; }
+  SC_SERVERS="${SC_SERVERS:-} $SC_SERVER"
+}
+sc_stop_servers() {
+  local s
+  for s in ${SC_SERVERS:-}; do env "$s" sccache --stop-server >/dev/null 2>&1; done
+  SC_SERVERS=""
+}
+
+# sc_stat 'PYTHON EXPRESSION over s': of the JSON statistics of the sccache server at $SC_SERVER
 # (sccache >= 0.8: --stats-format json); sc_counts: its HIP/C/... hit and miss counts.
 sc_stat() {
-  SCCACHE_SERVER_PORT=$SC_PORT sccache --show-stats --stats-format json \
+  env "$SC_SERVER" sccache --show-stats --stats-format json \
     | python3 -c 'import json, sys; s = json.load(sys.stdin); print(eval(sys.argv[1]))' "$1" \
-    || fail "sccache --show-stats on port $SC_PORT failed"
+    || fail "sccache --show-stats at $SC_SERVER failed"
 }
 sc_counts() {
   sc_stat '"hits=%s misses=%s" % (json.dumps(s["stats"]["cache_hits"]["counts"], sort_keys=True), json.dumps(s["stats"]["cache_misses"]["counts"], sort_keys=True))'

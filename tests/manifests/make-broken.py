@@ -94,6 +94,9 @@ def broken_cases(base_text):
     cases["cache-dir-newline-injection"] = mutate(
         base, setter(("cache", "dir"), "/tmp/c\nsetenv LD_PRELOAD=/tmp/evil.so"))
     cases["cache-remote-read-only-string"] = mutate(base, setter(("cache", "remote_read_only"), "no"))
+    cases["cache-remote-secret-string"] = mutate(base, setter(("cache", "remote_secret"), "yes"))
+    cases["cache-remote-secret-without-remote"] = mutate(base, setter(("cache", "remote_secret"), True))
+    cases["cache-secret-id-not-hex"] = mutate(base, setter(("cache", "secret_id"), "0123456789ABCDEF"))
     cases["version-newline-injection"] = mutate(
         base, setter(("shimctl_version",), "0.1\ncache /tmp/evil"))
     cases["shim-not-object"] = mutate(base, setter(("shim",), []))

@@ -1,5 +1,6 @@
 #include <doctest/doctest.h>
 #include <shimctl/cache/cache_backend.hpp>
+#include <shimctl/cache/sccache_server.hpp>
 #include <shimctl/cache/shim_config.hpp>
 #include <shimctl/util/process.hpp>
 #include <string>
@@ -121,6 +122,9 @@ TEST_CASE("render_shim_config for sccache: the fingerprint as a cache buster, no
                          "state /opt/rocm/.shimctl\n"
                          "cache /usr/bin/sccache\n"
                          "cache-kind sccache\n"
+                         "sccache-server tcp " +
+                         cache::sccache_server_key(m.cache) +
+                         "\n"
                          "setenv SCCACHE_DIR=/var/cache/ccache\n"
                          "setenv SCCACHE_CACHE_SIZE=5G\n"));
   CHECK(text.find(
@@ -137,8 +141,9 @@ TEST_CASE("render_shim_config for sccache: the fingerprint as a cache buster, no
     CAPTURE(line);
     bool known = line.starts_with("shimctl-shim-config ") || line.starts_with("# ") ||
                  line.starts_with("state ") || line.starts_with("cache ") ||
-                 line.starts_with("cache-kind ") || line.starts_with("setenv SCCACHE_") ||
-                 line.starts_with("appendenv SCCACHE_") || line.starts_with("compiler ");
+                 line.starts_with("cache-kind ") || line.starts_with("sccache-server tcp ") ||
+                 line.starts_with("setenv SCCACHE_") || line.starts_with("appendenv SCCACHE_") ||
+                 line.starts_with("compiler ");
     CHECK(known);
   }
 }

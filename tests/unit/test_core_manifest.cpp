@@ -109,7 +109,43 @@ TEST_CASE("optional cache settings may be absent or null") {
   CHECK(core::to_json(*parsed) == core::to_json(m));
 }
 
+TEST_CASE("a remote with a credential: the redacted URL, remote_secret and secret_id round trip") {
+  auto m = sample_manifest();
+  m.cache.remote = "redis://***@127.0.0.1:6379";
+  m.cache.remote_secret = true;
+  m.cache.secret_id = "0123456789abcdef";
+  auto text = core::to_json(m);
+  auto parsed = core::parse_manifest(text, prefix);
+  REQUIRE(parsed);
+  CHECK(parsed->cache.remote_secret);
+  CHECK(parsed->cache.secret_id == m.cache.secret_id);
+  CHECK(core::to_json(*parsed) == text);
+}
+
+TEST_CASE("a manifest written before the secrets file (no remote_secret, no secret_id) reads") {
+  auto j = nlohmann::json::parse(core::to_json(sample_manifest()));
+  j["cache"].erase("remote_secret");
+  j["cache"].erase("secret_id");
+  auto parsed = core::parse_manifest(j.dump(), prefix);
+  REQUIRE(parsed);
+  CHECK_FALSE(parsed->cache.remote_secret);
+  CHECK_FALSE(parsed->cache.secret_id);
+  CHECK(parsed->cache.remote == "redis://127.0.0.1:6379");
+}
+
 TEST_CASE("broken manifests are refused with a message naming the field") {
+  SUBCASE("a secret's fields") {
+    CHECK(error_after([](auto& j) { j["cache"]["secret_id"] = "ABCDEF0123456789"; }) ==
+          "manifest is invalid: cache.secret_id is not 16 hex digits");
+    CHECK(error_after([](auto& j) { j["cache"]["secret_id"] = "abc"; }) ==
+          "manifest is invalid: cache.secret_id is not 16 hex digits");
+    CHECK(error_after([](auto& j) { j["cache"]["remote_secret"] = "yes"; }) ==
+          "manifest is invalid: cache.remote_secret must be a boolean");
+    CHECK(error_after([](auto& j) {
+            j["cache"]["remote_secret"] = true;
+            j["cache"]["remote"] = nullptr;
+          }) == "manifest is invalid: cache.remote_secret without cache.remote");
+  }
   SUBCASE("not JSON") {
     auto text = core::to_json(sample_manifest());
     auto parsed = core::parse_manifest(text.substr(0, text.size() / 2), prefix);

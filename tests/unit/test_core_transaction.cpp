@@ -2,6 +2,7 @@
 
 #include <filesystem>
 #include <map>
+#include <set>
 #include <shimctl/core/transaction.hpp>
 #include <shimctl/util/sha256.hpp>
 #include <sys/stat.h>
@@ -276,6 +277,159 @@ TEST_CASE("journal_to_json and journal_from_json round trip") {
     REQUIRE(old);
     CHECK(old->steps[0].sha256.empty());
   }
+}
+
+namespace {
+
+const std::string old_secret = "CCACHE_REMOTE_STORAGE=redis://OldPass@127.0.0.1:6379\n";
+const std::string new_secret = "CCACHE_REMOTE_STORAGE=redis://NewPass@127.0.0.1:6379\n";
+
+// A rotation: the secrets file gets NEW_SECRET and the config that names it is rewritten.
+core::Journal secret_journal() {
+  auto secret = core::Step::of(core::StepKind::write_secret, ".shimctl/secrets");
+  secret.content = new_secret;
+  secret.mode = 0600;
+  secret.gid = ::getegid();
+  auto conf = core::Step::of(core::StepKind::write_file, "bin/.shimctl.conf");
+  conf.content = "shimctl-shim-config 1\nsecrets /p/.shimctl/secrets\n";
+  return { "refresh", core::Recovery::undo, util::sha256_hex(shim_bytes), { secret, conf } };
+}
+
+// make_prefix() with OLD_SECRET in .shimctl/secrets (mode 0600), or without a secrets file.
+std::string prefix_with_secret(bool with_old) {
+  auto p = make_prefix();
+  if (with_old) {
+    write_text(p + "/.shimctl/secrets", old_secret);
+    fs::permissions(p + "/.shimctl/secrets", fs::perms(0600));
+  }
+  return p;
+}
+
+// What `run` leaves when the process dies after K steps: the staged secret, the journal, K steps.
+void interrupt_secret_after(const util::Dir& prefix_dir,
+                            core::Transaction& t,
+                            const core::Journal& j,
+                            std::size_t k) {
+  REQUIRE(t.stage_secrets(j));
+  auto state = prefix_dir.open_relative(".shimctl");
+  REQUIRE(state);
+  REQUIRE(state->write_atomic("journal.json", core::journal_to_json(j), 0644));
+  for (std::size_t i = 0; i < k; ++i)
+    REQUIRE(t.apply(j.steps[i], j.shim_sha256));
+}
+
+} // namespace
+
+TEST_CASE("write_secret: the content never in the journal, the file never readable by others") {
+  for (bool with_old : { false, true }) {
+    CAPTURE(with_old);
+    auto p = prefix_with_secret(with_old);
+    auto dir = util::Dir::open(p);
+    REQUIRE(dir);
+    core::Transaction t(*dir, shim_bytes);
+    auto journal = secret_journal();
+    auto text = core::journal_to_json(journal);
+    CHECK(text.find("NewPass") == std::string::npos);
+    CHECK(core::journal_from_json(text)->steps[0].content.empty());
+    CHECK(journal.steps[0].describe() == "write .shimctl/secrets (mode 0600)");
+    REQUIRE(t.run(journal));
+    CHECK(read_text(p + "/.shimctl/secrets") == new_secret);
+    CHECK(listing(p)[".shimctl/secrets"].starts_with("file 600 "));
+    // Nothing else in the state directory: no staged copy, no kept old secret, no journal.
+    std::set<std::string> names;
+    for (const auto& entry : fs::directory_iterator(p + "/.shimctl"))
+      names.insert(entry.path().filename().string());
+    CHECK(names == std::set<std::string>{ "lock", "secrets" });
+  }
+}
+
+TEST_CASE("a secret's rotation interrupted at every step: recovery puts the old one back") {
+  for (bool with_old : { false, true }) {
+    auto journal = secret_journal();
+    for (std::size_t k = 0; k <= journal.steps.size(); ++k) {
+      CAPTURE(with_old);
+      CAPTURE(k);
+      auto p = prefix_with_secret(with_old);
+      auto before = listing(p);
+      auto dir = util::Dir::open(p);
+      REQUIRE(dir);
+      core::Transaction t(*dir, shim_bytes);
+      interrupt_secret_after(*dir, t, journal, k);
+      auto recovered = t.recover();
+      REQUIRE(recovered);
+      CHECK(*recovered == "undid an interrupted refresh (2 steps)");
+      // The old secret keeps its inode; the new one, staged or in place, is gone.
+      CHECK(listing(p) == before);
+      // Undoing again (a recovery that died before it removed the journal) decides the same.
+      interrupt_secret_after(*dir, t, journal, k);
+      REQUIRE(t.undo(journal.steps[1], journal.shim_sha256));
+      REQUIRE(t.undo(journal.steps[0], journal.shim_sha256));
+      REQUIRE(t.undo(journal.steps[0], journal.shim_sha256));
+      REQUIRE(t.recover());
+      CHECK(listing(p) == before);
+    }
+  }
+}
+
+TEST_CASE("a failing step after write_secret puts the old secret back") {
+  auto p = prefix_with_secret(true);
+  write_text(p + "/bin/other", "another compiler");
+  write_text(p + "/bin/other.real", "someone else's file");
+  auto before = listing(p);
+  auto dir = util::Dir::open(p);
+  REQUIRE(dir);
+  core::Transaction t(*dir, shim_bytes);
+  auto journal = secret_journal();
+  journal.steps.push_back(core::Step::of(core::StepKind::link_real, "bin/other"));
+  REQUIRE_FALSE(t.run(journal));
+  CHECK(listing(p) == before);
+}
+
+TEST_CASE("remove_secret: gone once the transaction is over, back when it is undone") {
+  auto p = prefix_with_secret(true);
+  auto before = listing(p);
+  auto dir = util::Dir::open(p);
+  REQUIRE(dir);
+  core::Transaction t(*dir, shim_bytes);
+  core::Journal journal{ "refresh",
+                         core::Recovery::undo,
+                         util::sha256_hex(shim_bytes),
+                         { core::Step::of(core::StepKind::remove_secret, ".shimctl/secrets") } };
+  interrupt_secret_after(*dir, t, journal, 1);
+  CHECK_FALSE(fs::exists(p + "/.shimctl/secrets"));
+  REQUIRE(t.recover());
+  CHECK(listing(p) == before);
+  REQUIRE(t.run(journal));
+  CHECK_FALSE(fs::exists(p + "/.shimctl/secrets"));
+  CHECK_FALSE(fs::exists(p + "/.shimctl/.secrets.shimctl-kept"));
+}
+
+TEST_CASE("secrets staged by a transaction that died before its journal are removed") {
+  auto p = make_prefix();
+  auto before = listing(p);
+  write_text(p + "/.shimctl/.secrets.shimctl-staged", new_secret);
+  write_text(p + "/.shimctl/..secrets.shimctl-staged.shimctl-tmp.0badf00d", "CCACHE_REM");
+  write_text(p + "/.shimctl/.secrets.shimctl-kept", old_secret);
+  auto dir = util::Dir::open(p);
+  REQUIRE(dir);
+  core::Transaction t(*dir, shim_bytes);
+  auto recovered = t.recover();
+  REQUIRE(recovered);
+  CHECK(*recovered == "");
+  CHECK(listing(p) == before);
+}
+
+TEST_CASE("a secret outside the state directory is refused") {
+  auto p = make_prefix();
+  auto dir = util::Dir::open(p);
+  REQUIRE(dir);
+  core::Transaction t(*dir, shim_bytes);
+  auto journal = secret_journal();
+  journal.steps[0].path = "bin/secrets";
+  auto r = t.run(journal);
+  REQUIRE_FALSE(r);
+  CHECK(r.error().message == "bin/secrets: a secret belongs in .shimctl");
+  CHECK_FALSE(fs::exists(p + "/.shimctl/journal.json"));
 }
 
 TEST_SUITE_END();

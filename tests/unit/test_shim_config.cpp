@@ -76,6 +76,8 @@ TEST_SUITE_BEGIN("shim::config");
 
 TEST_CASE("what render_shim_config writes the shim reads back exactly, for every directive kind") {
   auto m = manifest_with_every_directive();
+  m.cache.remote = "redis://***@127.0.0.1:6379";
+  m.cache.remote_secret = true; // the secrets line
   cache::ShimEnvironment env;
   env.defaults = { "CCACHE_DIR=/var/cache/ccache", "CCACHE_DEPEND=1" };
   env.appends = { "SCCACHE_EXTRAFILES=/opt/rocm/a.bc:/opt/rocm/b.bc" };
@@ -85,6 +87,7 @@ TEST_CASE("what render_shim_config writes the shim reads back exactly, for every
   CHECK(std::string(p.config->state_dir) == "/opt/rocm/.shimctl");
   CHECK(std::string(p.config->cache_path) == "/usr/bin/ccache");
   CHECK(std::string(p.config->identity_helper) == "/usr/bin/shimctl");
+  CHECK(std::string(p.config->secrets_path) == "/opt/rocm/.shimctl/secrets");
   CHECK(p.config->cache_is_ccache);
 
   std::vector<std::vector<std::string>> list;
@@ -109,8 +112,9 @@ TEST_CASE("what render_shim_config writes the shim reads back exactly, for every
   std::sort(expected.begin() + 6, expected.end());
   expected.push_back({ "alias", "hipcc.pl", "hipcc" });
   CHECK(list == expected);
-  // The scalar kinds are fields of the config, the others are in the list: all eleven were written.
-  CHECK(kinds.size() + 4 == SHIMCTL_DIRECTIVE_KINDS);
+  // The scalar kinds (state, cache, cache-kind, identity-helper, secrets, sccache-server) are
+  // fields of the config, the others are in the list: every listed kind was written.
+  CHECK(kinds.size() + 6 == SHIMCTL_DIRECTIVE_KINDS);
 
   const auto* compiler = shimctl_find_compiler(p.config.get(), "hipcc");
   REQUIRE(compiler);
@@ -160,15 +164,18 @@ TEST_CASE("every directive kind: rendered, then read back with the same fields")
     CAPTURE(shimctl_directive_name(kind));
     const char* first =
       kind == SHIMCTL_CACHE_KIND                            ? "sccache"
+      : kind == SHIMCTL_SCCACHE_SERVER                      ? "unix"
       : kind == SHIMCTL_SETENV || kind == SHIMCTL_APPENDENV ? "A=b c"
       : kind == SHIMCTL_KEYENV                              ? "HIP_PATH"
       : kind == SHIMCTL_COMPILER || kind == SHIMCTL_TARGET_PROBE || kind == SHIMCTL_NATIVE_PROBE
         ? "cc"
       : kind == SHIMCTL_ALIAS ? "c"
                               : "/a b/c";
-    const char* second = kind == SHIMCTL_TARGET_PROBE || kind == SHIMCTL_NATIVE_PROBE ? "/bin/probe"
-                         : kind == SHIMCTL_ALIAS                                      ? "cc"
-                                                                                      : "cc.real";
+    const char* second = kind == SHIMCTL_SCCACHE_SERVER ? "0123456789abcdef"
+                         : kind == SHIMCTL_TARGET_PROBE || kind == SHIMCTL_NATIVE_PROBE
+                           ? "/bin/probe"
+                         : kind == SHIMCTL_ALIAS ? "cc"
+                                                 : "cc.real";
     auto d = shimctl_directive_of(kind, first, second);
     auto line = render(d);
     CHECK(line.starts_with(std::string(shimctl_directive_name(kind)) + " "));
@@ -186,8 +193,15 @@ TEST_CASE("every directive kind: rendered, then read back with the same fields")
       case SHIMCTL_IDENTITY_HELPER:
         CHECK(std::string(p.config->identity_helper) == first);
         break;
+      case SHIMCTL_SECRETS:
+        CHECK(std::string(p.config->secrets_path) == first);
+        break;
       case SHIMCTL_CACHE_KIND:
         CHECK_FALSE(p.config->cache_is_ccache);
+        break;
+      case SHIMCTL_SCCACHE_SERVER:
+        CHECK(std::string(p.config->sccache_server.transport) == first);
+        CHECK(std::string(p.config->sccache_server.key) == second);
         break;
       default: {
         REQUIRE(p.config->count == 2);
@@ -208,6 +222,10 @@ TEST_CASE("comments, blank lines and a missing final newline are fine; later sca
 }
 
 TEST_CASE("a config the shim cannot use: the exact problem, with its line") {
+  CHECK(problem_of(config_with("sccache-server udp 0123456789abcdef\n")) ==
+        "D/.shimctl.conf:3: expected unix|tcp and 16 hex digits: udp 0123456789abcdef");
+  CHECK(problem_of(config_with("sccache-server unix 0123\n")) ==
+        "D/.shimctl.conf:3: expected unix|tcp and 16 hex digits: unix 0123");
   CHECK(problem_of("") == "D/.shimctl.conf:0: no 'shimctl-shim-config 1' line");
   CHECK(problem_of("shimctl-shim-config 2\n") ==
         "D/.shimctl.conf:1: expected 'shimctl-shim-config 1', found: shimctl-shim-config 2");

@@ -4,6 +4,7 @@
 #include <shim/formats.h>
 #include <shimctl/cache/cache_backend.hpp>
 #include <shimctl/cache/sccache_server.hpp>
+#include <shimctl/cache/secrets.hpp>
 #include <shimctl/core/test_hooks.hpp>
 #include <shimctl/util/text.hpp>
 #include <sstream>
@@ -77,13 +78,11 @@ ShimEnvironment shim_environment(const core::CacheSettings& settings,
     for (auto& entry : core::test_hooks::shim_extra_environment())
       d.push_back(entry);
     d.push_back("CCACHE_INODECACHE=1");
-    std::vector<std::string> storages;
-    if (settings.shared_group && settings.dir)
-      storages.push_back("file:" + *settings.dir + "|umask=002");
-    if (settings.remote)
-      storages.push_back(*settings.remote + (settings.remote_read_only ? "|read-only" : ""));
-    if (!storages.empty())
-      d.push_back("CCACHE_REMOTE_STORAGE=" + join(storages, ' '));
+    // A remote with a credential is in the secrets file only (secrets.hpp): here,
+    // what a user who cannot read that file uses, the shared cache if any.
+    if (auto storage =
+          ccache_remote_storage(settings, settings.remote_secret ? std::nullopt : settings.remote))
+      d.push_back("CCACHE_REMOTE_STORAGE=" + *storage);
     if (settings.shared_group) {
       d.push_back("CCACHE_UMASK=002");
       d.push_back("CCACHE_REMOTE_ONLY=1");
@@ -93,11 +92,13 @@ ShimEnvironment shim_environment(const core::CacheSettings& settings,
       d.push_back("SCCACHE_DIR=" + *settings.dir);
     if (settings.max_size)
       d.push_back("SCCACHE_CACHE_SIZE=" + *settings.max_size);
-    if (settings.remote && settings.remote->starts_with("redis://"))
+    if (settings.remote && !settings.remote_secret && settings.remote->starts_with("redis://"))
       d.push_back("SCCACHE_REDIS=" + *settings.remote);
-    // The server reads its cache settings when it starts: one server per
-    // cache configuration (sccache_server.hpp).
-    d.push_back(fmt::format("SCCACHE_SERVER_PORT={}", sccache_server_port(settings)));
+    // The server reads its cache settings when it starts and runs the
+    // compiles as the user who started it: one server per user and cache
+    // configuration, which the shim finds or starts (sccache_server.hpp).
+    env.sccache_transport = sccache_transport(settings);
+    env.sccache_key = sccache_server_key(settings);
     // sccache keys on the compiler binary it runs (the shim) and its version
     // output; the buster carries the toolchain's identity into every key, and
     // SCCACHE_EXTRAFILES (hashed by content on every compile, 0.4 too) the
@@ -131,6 +132,19 @@ std::map<std::string, std::optional<std::string>> tool_environment(const ShimEnv
     auto name = entry.substr(0, eq);
     if (!std::getenv(name.c_str()) && !negated_form_set(name))
       out[name] = entry.substr(eq + 1);
+  }
+  // The secrets file's lines win over the defaults, as in the shim; the caller's own win over both.
+  for (const auto& entry : env.secrets) {
+    auto eq = entry.find('=');
+    if (!std::getenv(entry.substr(0, eq).c_str()))
+      out[entry.substr(0, eq)] = entry.substr(eq + 1);
+  }
+  // sccache: the calling user's own server, where the shim would find it.
+  if (!env.sccache_key.empty() && !std::getenv("SCCACHE_SERVER_UDS") &&
+      !std::getenv("SCCACHE_SERVER_PORT")) {
+    auto server = own_sccache_server(env.sccache_transport, env.sccache_key);
+    if (auto eq = server.find('='); eq != std::string::npos)
+      out[server.substr(0, eq)] = server.substr(eq + 1);
   }
   // ccache >= 4.13 would read a ccache.conf in this directory or a parent: shimctl's own
   // ccache calls read none, as the shim's do (shim/main.c, pin_directory_config).
@@ -169,6 +183,24 @@ util::Result<CacheStats> read_stats(const core::CacheSettings& settings,
     while (in >> name >> value)
       stats.counters[name] = value;
     return stats;
+  }
+  // Asking a server that is not running would start one (sccache's client
+  // does), unmarked and outliving the prefix: a server not running has counted
+  // nothing. A port another user listens on gets no request at all.
+  auto value_of = [&](const char* name) -> std::optional<std::string> {
+    if (auto it = options.env.find(name); it != options.env.end())
+      return it->second;
+    const char* v = std::getenv(name);
+    return v ? std::optional<std::string>(v) : std::nullopt;
+  };
+  switch (sccache_server_state(value_of("SCCACHE_SERVER_UDS"), value_of("SCCACHE_SERVER_PORT"))) {
+    case ServerState::not_running:
+      return stats;
+    case ServerState::another_users:
+      return fail("another user listens on this user's sccache port {}: no statistics asked for",
+                  value_of("SCCACHE_SERVER_PORT").value_or("4226"));
+    case ServerState::running:
+      break;
   }
   TRY_ASSIGN(auto r,
              util::run({ settings.path, "--show-stats", "--stats-format", "json" }, options));

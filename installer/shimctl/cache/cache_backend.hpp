@@ -15,9 +15,16 @@ namespace shimctl::cache {
 struct ShimEnvironment {
   std::vector<std::string> defaults; // NAME=VALUE, applied where NAME is unset
   std::vector<std::string> appends;  // NAME=VALUE, appended with ':' to NAME
+  // NAME=VALUE lines of the prefix's secrets file (secrets.hpp), where a caller
+  // read them: never rendered into a config; they win over DEFAULTS.
+  std::vector<std::string> secrets;
   // ccache: the shim keys the cache by the identity snapshot and asks this
   // shimctl to re-check a stale one (identity/identity_snapshot.hpp).
   std::string identity_helper;
+  // sccache: each user's own server for this configuration (sccache_server.hpp):
+  // transport (SHIMCTL_SCCACHE_UNIX or _TCP) and key; empty for ccache.
+  std::string sccache_transport;
+  std::string sccache_key;
 };
 
 // Finds the tool (`kind` in PATH unless PATH_OVERRIDE) and reads its version.

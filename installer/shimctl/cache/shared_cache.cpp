@@ -11,8 +11,6 @@ namespace shimctl::cache {
 using util::ExitCode;
 using util::fail;
 
-namespace {
-
 util::Result<gid_t> group_id(const std::string& name) {
   if (name.empty())
     return fail(ExitCode::usage, "--group: the group name is empty");
@@ -28,6 +26,8 @@ util::Result<gid_t> group_id(const std::string& name) {
                 name);
   return found->gr_gid;
 }
+
+namespace {
 
 std::string octal(mode_t mode) {
   return fmt::format("{:04o}", mode & 07777);

@@ -30,6 +30,9 @@ struct SharedCache {
   std::string action; // what was done: "created ...", "set ...", "" when DIR was fine as it was
 };
 
+// The id of group NAME (--group); a usage error naming it when there is none.
+[[nodiscard]] util::Result<gid_t> group_id(const std::string& name);
+
 // Validates DIR, or creates it as group-owned setgid 2770; an existing DIR
 // gets the group and the group bits it lacks. Refuses a world-writable DIR
 // unless ALLOW_WORLD_WRITABLE.

@@ -1,6 +1,7 @@
 #include <algorithm>
 #include <set>
 #include <shim/formats.h> // the format, shared with the shim
+#include <shimctl/cache/secrets.hpp>
 #include <shimctl/cache/shim_config.hpp>
 #include <shimctl/core/transaction.hpp>
 
@@ -129,6 +130,10 @@ std::string render_shim_config(const core::Manifest& manifest,
   out += line(SHIMCTL_CACHE_KIND, manifest.cache.kind);
   if (!env.identity_helper.empty())
     out += line(SHIMCTL_IDENTITY_HELPER, env.identity_helper);
+  if (!env.sccache_key.empty())
+    out += line(SHIMCTL_SCCACHE_SERVER, env.sccache_transport, env.sccache_key);
+  if (manifest.cache.remote_secret) // its lines win over the setenv lines below
+    out += line(SHIMCTL_SECRETS, secrets_path(manifest.prefix));
   for (const auto& d : env.defaults)
     out += line(SHIMCTL_SETENV, d);
   for (const auto& a : env.appends)

@@ -142,7 +142,10 @@ void add_install_command(CLI::App& app, core::Context& context, Registry& regist
   cmd->add_option("--cache-tool", o.cache_tool, "Path of the cache tool (default: from PATH)");
   cmd->add_option("--cache-dir", o.cache_dir, "Cache directory the shim uses by default");
   cmd->add_option("--max-size", o.max_size, "Cache size limit (e.g. 20G)");
-  cmd->add_option("--remote", o.remote, "Remote storage URL (redis://HOST:PORT, http://...)");
+  cmd->add_option("--remote",
+                  o.remote,
+                  "Remote storage URL (redis://[PASSWORD@]HOST:PORT, http://...); a password is "
+                  "kept only in PREFIX/.shimctl/secrets (mode 0600, 0640 with --group)");
   cmd->add_flag("--remote-read-only", o.remote_read_only, "Read the remote cache, never write it");
   cmd->add_option(
     "--shared-cache",

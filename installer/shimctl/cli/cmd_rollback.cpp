@@ -28,7 +28,8 @@ int run_rollback(core::Context& context, const RollbackArgs& args, const Warning
   if (args.common.json) {
     print_json({ { "was_installed", result->was_installed },
                  { "restored", result->restored },
-                 { "kept", result->kept } },
+                 { "kept", result->kept },
+                 { "sccache_servers_stopped", result->servers_stopped } },
                warnings);
     return 0;
   }
@@ -38,6 +39,8 @@ int run_rollback(core::Context& context, const RollbackArgs& args, const Warning
   }
   for (const auto& k : result->kept)
     fmt::print("kept: {}\n", k);
+  if (result->servers_stopped)
+    fmt::print("stopped {} sccache server(s) the shims had started\n", result->servers_stopped);
   fmt::print("rolled back: {} original(s) restored byte-identical\n", result->restored.size());
   return 0;
 }

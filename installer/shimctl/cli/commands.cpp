@@ -2,6 +2,7 @@
 #include <cstdio>
 #include <fmt/format.h>
 #include <shimctl/cli/commands.hpp>
+#include <shimctl/util/text.hpp>
 
 namespace shimctl::cli {
 
@@ -9,7 +10,8 @@ void Warnings::attach(core::Context& context) {
   context.warn = [this](const std::string& message) { add(message); };
 }
 
-void Warnings::add(const std::string& message) {
+void Warnings::add(const std::string& text) {
+  auto message = util::redact_credentials(text); // a tool's words may quote a remote's URL
   fmt::print(stderr, "shimctl: warning: {}\n", message);
   std::fflush(stderr);
   list_.push_back(message);
@@ -53,7 +55,7 @@ void add_commands(CLI::App& app, core::Context& context, Registry& registry) {
 }
 
 int report_error(const util::Error& e) {
-  fmt::print(stderr, "shimctl: error: {}\n", e.message);
+  fmt::print(stderr, "shimctl: error: {}\n", util::redact_credentials(e.message));
   return static_cast<int>(e.code);
 }
 

@@ -116,6 +116,12 @@ Present only while a change is unfinished; the next shimctl finishes or undoes i
 \fIPREFIX\fR/.shimctl/events.log
 Lines appended by the shim, such as a cache tool that could not run.
 .TP
+\fIPREFIX\fR/.shimctl/secrets
+Only with a \fB\-\-remote\fR URL that carries a password: the cache tool's variables with it
+(mode 0600, or 0640 with the group of \fB\-\-shared\-cache\fR). The only place the password is
+kept; everything else shows the URL as scheme://***@host. Users who cannot read it compile
+without the remote.
+.TP
 \fIDIR\fR/.shimctl.conf
 The shim's configuration, next to the shims it configures.
 .TP

@@ -6,6 +6,7 @@
 #include <shimctl/cli/commands.hpp>
 #include <shimctl/cli/help.hpp>
 #include <shimctl/cli/version.hpp>
+#include <shimctl/util/text.hpp>
 
 using namespace shimctl;
 using util::ExitCode;
@@ -37,7 +38,8 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == 0)
       return app.exit(e);
-    fmt::print(stderr, "shimctl: error: {}; see 'shimctl --help'\n", e.what());
+    fmt::print(
+      stderr, "shimctl: error: {}; see 'shimctl --help'\n", util::redact_credentials(e.what()));
     return static_cast<int>(ExitCode::usage);
   }
   registry.warnings.attach(context); // stderr, and "warnings" in JSON results
@@ -47,7 +49,7 @@ int main(int argc, char** argv) {
       if (command->parsed())
         return runner();
   } catch (const std::exception& e) {
-    fmt::print(stderr, "shimctl: error: internal error: {}\n", e.what());
+    fmt::print(stderr, "shimctl: error: internal error: {}\n", util::redact_credentials(e.what()));
     return static_cast<int>(ExitCode::failure);
   }
   return 0;

@@ -1,5 +1,8 @@
 #include <algorithm>
+#include <shimctl/cache/sccache_server.hpp>
+#include <shimctl/cache/secrets.hpp>
 #include <shimctl/cli/render.hpp>
+#include <shimctl/util/text.hpp>
 
 namespace shimctl::cli {
 
@@ -16,6 +19,7 @@ std::string verify_table(const verify::VerifyReport& report) {
                                 name_width,
                                 "result",
                                 "detail");
+  // A detail may quote a tool's words, which may quote a remote's URL.
   for (const auto& c : report.checks)
     out += fmt::format("{:<{}}  {:<{}}  {:<10}  {}\n",
                        c.subject,
@@ -23,7 +27,7 @@ std::string verify_table(const verify::VerifyReport& report) {
                        c.name,
                        name_width,
                        verify::to_string(c.outcome),
-                       c.detail);
+                       util::redact_credentials(c.detail));
   out += report.ok() ? "verify: all checks passed\n" : "verify: FAILED\n";
   return out;
 }
@@ -34,7 +38,7 @@ nlohmann::json verify_json(const verify::VerifyReport& report) {
     checks.push_back({ { "subject", c.subject },
                        { "check", c.name },
                        { "result", verify::to_string(c.outcome) },
-                       { "detail", c.detail } });
+                       { "detail", util::redact_credentials(c.detail) } });
   return { { "ok", report.ok() }, { "checks", checks } };
 }
 
@@ -89,8 +93,10 @@ std::string status_text(const core::StatusReport& r) {
   out += fmt::format("cache tool:  {} {} ({})\n", m.cache.kind, m.cache.version, m.cache.path);
   out += fmt::format("cache dir:   {}\n", r.cache_location);
   if (m.cache.remote)
-    out += fmt::format(
-      "remote:      {}{}\n", *m.cache.remote, m.cache.remote_read_only ? " (read-only)" : "");
+    out += fmt::format("remote:      {}{}{}\n",
+                       util::redact_credentials(*m.cache.remote),
+                       m.cache.remote_read_only ? " (read-only)" : "",
+                       r.secrets ? " (" + cache::credential_text(*r.secrets, m.cache) + ")" : "");
   if (r.stats)
     out += fmt::format("statistics:  {} hits, {} misses\n", r.stats->hits(), r.stats->misses());
   if (r.writers)
@@ -125,6 +131,20 @@ nlohmann::json status_json(const core::StatusReport& r) {
                  { "environment",
                    { { "defaults", r.environment.defaults },
                      { "appends", r.environment.appends } } } };
+  j["cache"]["remote"] = m.cache.remote ? nlohmann::json(util::redact_credentials(*m.cache.remote))
+                                        : nlohmann::json(nullptr);
+  j["cache"]["remote_read_only"] = m.cache.remote_read_only;
+  if (!r.environment.sccache_key.empty()) // this user's own server (sccache_server.hpp)
+    j["cache"]["server"] = { { "transport", r.environment.sccache_transport },
+                             { "key", r.environment.sccache_key },
+                             { "environment",
+                               cache::own_sccache_server(r.environment.sccache_transport,
+                                                         r.environment.sccache_key) } };
+  if (r.secrets)
+    j["cache"]["remote_credential"] = { { "path", r.secrets->path },
+                                        { "readable",
+                                          r.secrets->state == cache::SecretsFile::State::read },
+                                        { "detail", cache::credential_text(*r.secrets, m.cache) } };
   if (r.stats)
     j["cache"]["stats"] = { { "hits", r.stats->hits() }, { "misses", r.stats->misses() } };
   if (r.writers)

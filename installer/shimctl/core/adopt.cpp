@@ -50,7 +50,8 @@ util::Result<std::vector<std::string>> diverted_updates(const Session& session) 
 util::Status rewrite_identity(const Context& context,
                               Session& session,
                               const std::vector<std::string>& reshim,
-                              Manifest& updated) {
+                              Manifest& updated,
+                              const std::optional<Step>& secret) {
   const Manifest& old = *session.manifest;
   // A diverted compiler's .real is the package's current file: record it as
   // the original (install and refresh alike), so verify and rollback agree.
@@ -79,6 +80,9 @@ util::Status rewrite_identity(const Context& context,
   auto new_env = cache::shim_environment(
     updated.cache, updated.fingerprint.sha256, cache::identity_paths(updated));
   std::vector<Step> steps;
+  // A new credential is in place before the configs that name it; one no longer named goes after.
+  if (secret && secret->kind == StepKind::write_secret)
+    steps.push_back(*secret);
   for (const auto& dir : cache::shim_directories(updated)) {
     auto conf = Step::of(StepKind::write_file, shim_config_path(dir));
     conf.content = cache::render_shim_config(updated, dir, new_env);
@@ -90,6 +94,8 @@ util::Status rewrite_identity(const Context& context,
       continue;
     steps.push_back(shim_step(c));
   }
+  if (secret && secret->kind != StepKind::write_secret)
+    steps.push_back(*secret);
   auto manifest = manifest_step(updated);
   manifest.previous = to_json(old);
   steps.push_back(manifest);

@@ -6,6 +6,7 @@
 #include <shimctl/core/context.hpp>
 #include <shimctl/core/install_options.hpp>
 #include <shimctl/core/session.hpp>
+#include <shimctl/core/transaction.hpp>
 
 namespace shimctl::core {
 
@@ -23,10 +24,13 @@ namespace shimctl::core {
                                             InstallResult& result);
 
 // Rewrites the fingerprint, shim configs and manifest of SESSION for the
-// toolchain as it is now (refresh, and the end of a re-adoption).
+// toolchain as it is now (refresh, and the end of a re-adoption), and the
+// secrets file with SECRET (write_secret or remove_secret) in the same
+// transaction (reconfigure).
 [[nodiscard]] util::Status rewrite_identity(const Context& context,
                                             Session& session,
                                             const std::vector<std::string>& reshim,
-                                            Manifest& updated);
+                                            Manifest& updated,
+                                            const std::optional<Step>& secret = std::nullopt);
 
 } // namespace shimctl::core

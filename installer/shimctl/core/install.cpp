@@ -1,6 +1,7 @@
 #include <algorithm>
 #include <shimctl/cache/cache_backend.hpp>
 #include <shimctl/cache/sccache_server.hpp>
+#include <shimctl/cache/secrets.hpp>
 #include <shimctl/cache/shared_cache.hpp>
 #include <shimctl/cache/shim_config.hpp>
 #include <shimctl/core/discovery.hpp>
@@ -12,6 +13,7 @@
 #include <shimctl/identity/fingerprint.hpp>
 #include <shimctl/identity/identity_snapshot.hpp>
 #include <shimctl/identity/probe.hpp>
+#include <shimctl/util/random.hpp>
 #include <shimctl/util/sha256.hpp>
 #include <shimctl/verify/verify.hpp>
 
@@ -134,7 +136,8 @@ util::Result<InstallPlan> plan_install(const Context& context,
              cache::find_cache_tool(options.cache_kind.value_or("ccache"), options.cache_tool));
   TRY_ASSIGN(cache.dir, absolute_cache_dir(options.cache_dir));
   cache.max_size = options.max_size;
-  cache.remote = options.remote;
+  // From here on the remote is redacted; its credential, if any, only in REMOTE_URL.
+  auto remote_url = cache::set_remote(cache, options.remote);
   cache.remote_read_only = options.remote_read_only;
   TRY(cache::check_sccache_remote(cache));
   if (options.shared_cache || options.shared_group) {
@@ -144,6 +147,11 @@ util::Result<InstallPlan> plan_install(const Context& context,
     if (!shared.action.empty())
       context.progress(shared.action);
   }
+  std::optional<Step> secret;
+  if (remote_url) {
+    TRY_ASSIGN(cache.secret_id, util::random_hex(secret_id_digits));
+    TRY_ASSIGN(secret, secret_step(cache, cache::secret_environment(cache, *remote_url)));
+  }
   if (session.shim_bytes.empty()) { // a dry run on a prefix without state: not read yet
     TRY_ASSIGN(session.shim_bytes, read_shim_binary(context));
   }
@@ -151,7 +159,7 @@ util::Result<InstallPlan> plan_install(const Context& context,
              plan_manifest(context, session.dir, toolchain, files, cache, session.shim_bytes));
   TRY(plan_diversions(plan.manifest, options.divert, plan.notes));
   plan.journal = {
-    "install", Recovery::undo, plan.manifest.shim_sha256, install_steps(plan.manifest)
+    "install", Recovery::undo, plan.manifest.shim_sha256, install_steps(plan.manifest, secret)
   };
   test_hooks::after_plan();
   return plan;

@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <shimctl/cache/secrets.hpp>
 #include <shimctl/core/adopt.hpp>
 #include <shimctl/core/installed.hpp>
 #include <shimctl/core/reconfigure.hpp>
@@ -12,7 +13,9 @@ util::Result<InstallResult> update_installed(const Context& context,
   result.action = InstallResult::Action::unchanged;
   result.manifest = *session.manifest;
   TRY(readopt_upgraded(context, session, result));
-  TRY_ASSIGN(auto change, requested_reconfiguration(options, result.manifest));
+  TRY_ASSIGN(auto change,
+             requested_reconfiguration(
+               options, result.manifest, cache::read_secrets(result.manifest.prefix)));
   if (!change.changes.empty() && options.dry_run) {
     result.action = InstallResult::Action::planned;
     result.plan = change.changes;

@@ -183,6 +183,16 @@ Manifest manifest_from_json(const json& j, const std::string& expected_prefix) {
           "cache.remote_read_only must be a boolean");
   m.cache.remote_read_only = cache.value("remote_read_only", false);
   m.cache.shared_group = optional_string_field(cache, "shared_group", "cache");
+  // Both absent in manifests written before the secrets file: no secret.
+  require(!cache.contains("remote_secret") || cache.at("remote_secret").is_boolean(),
+          "cache.remote_secret must be a boolean");
+  m.cache.remote_secret = cache.value("remote_secret", false);
+  require(!m.cache.remote_secret || m.cache.remote, "cache.remote_secret without cache.remote");
+  m.cache.secret_id = optional_string_field(cache, "secret_id", "cache");
+  require(!m.cache.secret_id ||
+            (m.cache.secret_id->size() == secret_id_digits &&
+             m.cache.secret_id->find_first_not_of("0123456789abcdef") == std::string::npos),
+          fmt::format("cache.secret_id is not {} hex digits", secret_id_digits));
   require(j.contains("shim") && j.at("shim").is_object(), "manifest.shim must be an object");
   m.shim_sha256 = hash_field(j.at("shim"), "sha256", "shim");
   m.shim_size = number_field(j.at("shim"), "size", "shim");
@@ -340,7 +350,9 @@ std::string to_json(const Manifest& m) {
               { "max_size", optional_string(m.cache.max_size) },
               { "remote", optional_string(m.cache.remote) },
               { "remote_read_only", m.cache.remote_read_only },
-              { "shared_group", optional_string(m.cache.shared_group) } };
+              { "remote_secret", m.cache.remote_secret },
+              { "shared_group", optional_string(m.cache.shared_group) },
+              { "secret_id", optional_string(m.cache.secret_id) } };
   json j{ { "schema_version", m.schema_version },
           { "shimctl_version", m.shimctl_version },
           { "created", m.created },

@@ -33,10 +33,17 @@ struct CacheSettings {
   std::string version;
   std::optional<std::string> dir;      // --cache-dir
   std::optional<std::string> max_size; // --max-size
-  std::optional<std::string> remote;   // --remote URL
+  // --remote URL with its credential masked (util::redact_credentials): a password or token
+  // lives only in PREFIX/.shimctl/secrets (cache/secrets.hpp), never here.
+  std::optional<std::string> remote;
   bool remote_read_only = false;
+  bool remote_secret = false;              // the remote's credential is in the secrets file
   std::optional<std::string> shared_group; // --shared-cache --group
+  // Random hex (secret_id_digits), new whenever the secrets file's content changes (a rotated
+  // credential gets fresh sccache servers: sccache_server_key); none without a secrets file.
+  std::optional<std::string> secret_id;
 };
+inline constexpr std::size_t secret_id_digits = 16;
 
 struct WrappedCompiler {
   std::string path; // the shim's path, relative to the prefix

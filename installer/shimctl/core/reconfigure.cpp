@@ -5,6 +5,9 @@
 #include <shimctl/cache/sccache_server.hpp>
 #include <shimctl/core/adopt.hpp>
 #include <shimctl/core/reconfigure.hpp>
+#include <shimctl/core/steps.hpp>
+#include <shimctl/util/random.hpp>
+#include <shimctl/util/text.hpp>
 #include <shimctl/verify/verify.hpp>
 
 namespace shimctl::core {
@@ -39,8 +42,96 @@ std::set<std::string> compiler_names(const Manifest& m) {
 
 } // namespace
 
+namespace {
+
+// The remote as installed, in full: its credential is in the secrets file (a manifest written
+// before that file may hold it itself). Nullopt when unknown or none.
+std::optional<std::string> installed_remote(const Manifest& m, const cache::SecretsFile& secrets) {
+  if (!m.cache.remote_secret)
+    return m.cache.remote;
+  if (secrets.state != cache::SecretsFile::State::read)
+    return std::nullopt;
+  return cache::remote_url_of(m.cache, secrets.lines);
+}
+
+std::string remote_text(const CacheSettings& cache) {
+  return shown(cache.remote ? std::optional(util::redact_credentials(*cache.remote))
+                            : std::nullopt) +
+         (cache.remote_read_only ? " (read-only)" : "");
+}
+
+// --remote, --remote-read-only, and a credential an older shimctl left in the manifest: R's
+// remote settings, its secrets file steps and the line saying what changes.
+util::Status remote_change(const InstallOptions& o,
+                           const Manifest& m,
+                           const cache::SecretsFile& secrets,
+                           Reconfiguration& r) {
+  std::optional<std::string> url; // the remote asked for, in full
+  if (o.remote) {
+    url = o.remote;
+    r.cache.remote_read_only = o.remote_read_only;
+  } else if (o.remote_read_only && !m.cache.remote_read_only) {
+    if (!m.cache.remote)
+      return fail(ExitCode::usage,
+                  "--remote-read-only: {} has no remote storage; add --remote URL "
+                  "(nothing changed)",
+                  m.prefix);
+    url = installed_remote(m, secrets);
+    if (!url)
+      return fail(ExitCode::usage,
+                  "--remote-read-only: cannot read the remote's credential in {} ({}); run as "
+                  "the user who installed {}, or give --remote URL again (nothing changed)",
+                  secrets.path,
+                  secrets.reason.empty() ? "no remote in it" : secrets.reason,
+                  m.prefix);
+    r.cache.remote_read_only = true;
+  } else if (!m.cache.remote_secret && m.cache.remote && util::has_credentials(*m.cache.remote)) {
+    url = m.cache.remote; // into the secrets file, out of the manifest and the shim configs
+  } else {
+    return {};
+  }
+  auto full = cache::set_remote(r.cache, url);
+  std::optional<std::vector<std::string>> lines;
+  if (full)
+    lines = cache::secret_environment(r.cache, *full);
+  bool file_changes =
+    lines ? secrets.state != cache::SecretsFile::State::read || secrets.lines != *lines
+          : secrets.state != cache::SecretsFile::State::absent;
+  if (!file_changes && remote_text(r.cache) == remote_text(m.cache) &&
+      r.cache.remote_secret == m.cache.remote_secret)
+    return {};
+  if (file_changes && secrets.state == cache::SecretsFile::State::unreadable)
+    return fail(ExitCode::usage,
+                "cannot read {} ({}); run as the user who installed {} (nothing changed)",
+                secrets.path,
+                secrets.reason,
+                m.prefix);
+  std::string note;
+  if (lines && !m.cache.remote_secret)
+    note = fmt::format(" (credential in {})", cache::secrets_path(m.prefix));
+  else if (lines && installed_remote(m, secrets) != full)
+    note = " (new credential)";
+  r.changes.push_back(
+    fmt::format("remote: {} -> {}{}", remote_text(m.cache), remote_text(r.cache), note));
+  if (!file_changes)
+    return {};
+  r.cache.secret_id.reset();
+  if (lines) {
+    TRY_ASSIGN(r.cache.secret_id, util::random_hex(secret_id_digits));
+  }
+  TRY_ASSIGN(r.secret, secret_step(r.cache, lines));
+  std::optional<std::vector<std::string>> before;
+  if (secrets.state == cache::SecretsFile::State::read)
+    before = secrets.lines;
+  TRY_ASSIGN(r.previous_secret, secret_step(m.cache, before));
+  return {};
+}
+
+} // namespace
+
 util::Result<Reconfiguration> requested_reconfiguration(const InstallOptions& o,
-                                                        const Manifest& m) {
+                                                        const Manifest& m,
+                                                        const cache::SecretsFile& secrets) {
   if (o.cache_kind && *o.cache_kind != m.cache.kind)
     return needs_reinstall(m, "cache tool " + m.cache.kind, "--cache " + *o.cache_kind);
   if (o.cache_tool) {
@@ -67,7 +158,8 @@ util::Result<Reconfiguration> requested_reconfiguration(const InstallOptions& o,
                              "--shared-cache DIR --group NAME");
   }
 
-  Reconfiguration r{ m.cache, {} };
+  Reconfiguration r;
+  r.cache = m.cache;
   TRY_ASSIGN(auto dir, absolute_cache_dir(o.cache_dir));
   if (dir && dir != m.cache.dir) {
     if (m.cache.shared_group)
@@ -82,24 +174,7 @@ util::Result<Reconfiguration> requested_reconfiguration(const InstallOptions& o,
     r.changes.push_back(fmt::format("max size: {} -> {}", shown(m.cache.max_size), *o.max_size));
     r.cache.max_size = o.max_size;
   }
-  if (o.remote && (o.remote != m.cache.remote || o.remote_read_only != m.cache.remote_read_only)) {
-    r.changes.push_back(fmt::format("remote: {}{} -> {}{}",
-                                    shown(m.cache.remote),
-                                    m.cache.remote_read_only ? " (read-only)" : "",
-                                    *o.remote,
-                                    o.remote_read_only ? " (read-only)" : ""));
-    r.cache.remote = o.remote;
-    r.cache.remote_read_only = o.remote_read_only;
-  } else if (!o.remote && o.remote_read_only && !m.cache.remote_read_only) {
-    if (!m.cache.remote)
-      return fail(ExitCode::usage,
-                  "--remote-read-only: {} has no remote storage; add --remote URL "
-                  "(nothing changed)",
-                  m.prefix);
-    r.changes.push_back(
-      fmt::format("remote: {} -> {} (read-only)", *m.cache.remote, *m.cache.remote));
-    r.cache.remote_read_only = true;
-  }
+  TRY(remote_change(o, m, secrets, r));
   if (!r.changes.empty())
     TRY(cache::check_sccache_remote(r.cache));
   return r;
@@ -115,7 +190,7 @@ util::Status reconfigure(const Context& context,
     context.progress("changing the " + line);
   Manifest updated = previous;
   updated.cache = change.cache;
-  TRY(rewrite_identity(context, session, {}, updated));
+  TRY(rewrite_identity(context, session, {}, updated, change.secret));
   result.action = InstallResult::Action::reconfigured;
   result.manifest = updated;
   result.plan = change.changes;
@@ -131,7 +206,7 @@ util::Status reconfigure(const Context& context,
     return fail("verification failed: {} (kept the new settings: --keep-on-failure)", reason);
   Manifest restored = previous;
   restored.fingerprint = updated.fingerprint;
-  if (auto back = rewrite_identity(context, session, {}, restored); !back)
+  if (auto back = rewrite_identity(context, session, {}, restored, change.previous_secret); !back)
     return fail("verification failed: {}; putting the previous settings back also failed: {}",
                 reason,
                 back.error().message);

@@ -6,9 +6,12 @@
 // layout) are refused with the commands that make them.
 #pragma once
 
+#include <optional>
+#include <shimctl/cache/secrets.hpp>
 #include <shimctl/core/context.hpp>
 #include <shimctl/core/install_options.hpp>
 #include <shimctl/core/session.hpp>
+#include <shimctl/core/transaction.hpp>
 #include <string>
 #include <vector>
 
@@ -17,12 +20,20 @@ namespace shimctl::core {
 struct Reconfiguration {
   CacheSettings cache;              // the settings asked for
   std::vector<std::string> changes; // "remote: none -> redis://...", one per setting; empty: none
+  // The secrets file (a remote's credential, cache/secrets.hpp) when it changes: the step that
+  // writes or removes it, and the one that puts the present file back.
+  std::optional<Step> secret;
+  std::optional<Step> previous_secret;
 };
 
 // What OPTIONS ask to change in INSTALLED's settings; a usage error naming
 // the option when it asks for a change install cannot make in place.
-[[nodiscard]] util::Result<Reconfiguration> requested_reconfiguration(const InstallOptions& options,
-                                                                      const Manifest& installed);
+// SECRETS: the prefix's secrets file as read now. A remote's credential that
+// an older shimctl kept in the manifest moves to the secrets file.
+[[nodiscard]] util::Result<Reconfiguration> requested_reconfiguration(
+  const InstallOptions& options,
+  const Manifest& installed,
+  const cache::SecretsFile& secrets);
 
 // Applies CHANGE to SESSION's installation (shim configs, manifest, identity
 // snapshot) as one transaction; then, when OPTIONS.verify, verifies, and on

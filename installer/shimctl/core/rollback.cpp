@@ -1,3 +1,4 @@
+#include <shimctl/cache/sccache_server.hpp>
 #include <shimctl/core/rollback.hpp>
 #include <shimctl/core/steps.hpp>
 #include <shimctl/core/transaction.hpp>
@@ -98,6 +99,11 @@ util::Result<RollbackResult> rollback_session(const Context& context,
     else
       result.restored.push_back(c.path);
   }
+  // The servers the shims started (any user's) would keep running the
+  // compiles of a configuration that is gone: stop them, letting each finish.
+  if (m.cache.kind == "sccache")
+    result.servers_stopped =
+      cache::stop_sccache_servers(fmt::format("{}/{}", m.prefix, state_dir_name), m.cache.path);
   remove_state_dir(session.dir);
   session.manifest.reset();
   return result;

@@ -21,6 +21,7 @@ struct RollbackResult {
   bool was_installed = true;
   std::vector<std::string> restored; // paths put back
   std::vector<std::string> kept;     // newer files kept (package upgrades), with why
+  std::size_t servers_stopped = 0;   // sccache servers the shims had started
 };
 
 [[nodiscard]] util::Result<RollbackResult> rollback(const Context& context,

@@ -1,10 +1,12 @@
 #include <algorithm>
+#include <fcntl.h>
 #include <shimctl/core/discovery.hpp>
 #include <shimctl/core/session.hpp>
 #include <shimctl/core/transaction.hpp>
 #include <shimctl/identity/identity_snapshot.hpp>
 #include <shimctl/util/sha256.hpp>
 #include <sys/stat.h>
+#include <unistd.h>
 
 namespace shimctl::core {
 
@@ -57,6 +59,13 @@ bool still_linked(const util::Dir& prefix_dir, const util::Dir& state) {
          (*now)->ino == opened.st_ino && (*now)->dev == opened.st_dev;
 }
 
+// False when this user could neither open the lock file for writing nor create it.
+bool may_lock(const util::Dir& state) {
+  if (::faccessat(state.fd(), std::string(lock_file).c_str(), R_OK | W_OK, AT_EACCESS) == 0)
+    return true;
+  return errno == ENOENT && ::faccessat(state.fd(), ".", W_OK | X_OK, AT_EACCESS) == 0;
+}
+
 // Takes the lock in PREFIX/.shimctl, creating the directory if asked. The
 // holder we waited for may have removed the directory (a finished rollback):
 // then start again, with what is left of the wait. False: no state directory
@@ -82,6 +91,10 @@ util::Result<bool> lock_state(Session& session, const SessionOptions& options) {
       session.state_created = true;
     }
     TRY_ASSIGN(auto state, session.dir.open_relative(state_dir_name));
+    if (options.read_only && !may_lock(state)) {
+      session.read_only = true;
+      return false;
+    }
     std::optional<std::chrono::milliseconds> left;
     if (options.wait)
       left =
@@ -108,13 +121,26 @@ util::Result<Session> open_session(const Context& context,
   TRY_ASSIGN(session.prefix, canonical_prefix(prefix_arg));
   TRY_ASSIGN(session.dir, util::Dir::open(session.prefix));
   TRY_ASSIGN(bool locked, lock_state(session, options));
-  if (!locked)
+  if (!locked && !session.read_only)
     return session;
   TRY_ASSIGN(session.shim_bytes, read_shim_binary(context));
-  Transaction transaction(session.dir, session.shim_bytes);
-  TRY_ASSIGN(session.recovered, transaction.recover());
-  if (!session.recovered.empty())
-    context.progress("recovered: " + session.recovered);
+  if (session.read_only) {
+    TRY_ASSIGN(auto state, session.dir.open_relative(state_dir_name));
+    TRY_ASSIGN(auto journal, state.stat(journal_file));
+    if (journal)
+      return fail(ExitCode::busy,
+                  "{}/{}/{} exists: a shimctl command is working on {}, or one was interrupted; "
+                  "its owner's next shimctl command finishes it (this user may not)",
+                  session.prefix,
+                  state_dir_name,
+                  journal_file,
+                  session.prefix);
+  } else {
+    Transaction transaction(session.dir, session.shim_bytes);
+    TRY_ASSIGN(session.recovered, transaction.recover());
+    if (!session.recovered.empty())
+      context.progress("recovered: " + session.recovered);
+  }
   TRY_ASSIGN(session.manifest, load_manifest(session.dir, session.prefix));
   if (session.manifest) {
     auto shim = check_manifest_shim(session.dir,
@@ -134,12 +160,20 @@ util::Result<Session> open_session(const Context& context,
 
 void remove_state_dir(const util::Dir& prefix_dir) {
   if (auto state = prefix_dir.open_relative(state_dir_name)) {
-    for (auto name :
-         { journal_file, manifest_file, events_file, lock_file, identity::identity_snapshot_file })
+    for (auto name : { journal_file,
+                       manifest_file,
+                       events_file,
+                       secrets_file,
+                       lock_file,
+                       identity::identity_snapshot_file })
       (void)state->remove(name);
-    if (auto names = state->list()) // an identity snapshot whose writer died before its rename
+    // An identity snapshot whose writer died before its rename; a secret's staged or kept copy.
+    if (auto names = state->list())
       for (const auto& name : *names)
-        if (name.starts_with("." + std::string(identity::identity_snapshot_file) + ".shimctl-tmp."))
+        if (name.starts_with("." + std::string(identity::identity_snapshot_file) +
+                             ".shimctl-tmp.") ||
+            name.starts_with("." + std::string(secrets_file) + ".shimctl-") ||
+            name.starts_with(".." + std::string(secrets_file) + ".shimctl-"))
           (void)state->remove(name);
   }
   (void)prefix_dir.remove_dir(state_dir_name);

@@ -15,6 +15,9 @@ namespace shimctl::core {
 struct SessionOptions {
   std::optional<std::chrono::milliseconds> wait; // --wait
   bool create_state = false;                     // install creates PREFIX/.shimctl
+  // status: a prefix whose lock this user may not take (another user's install) is
+  // read as it is, without the lock and without recovery.
+  bool read_only = false;
 };
 
 struct Session {
@@ -25,6 +28,7 @@ struct Session {
   std::string shim_bytes;
   std::string recovered;      // what recovery did, or ""
   bool state_created = false; // this session made PREFIX/.shimctl
+  bool read_only = false;     // SessionOptions::read_only, and this user may not take the lock
 };
 
 // Opens PREFIX, takes its lock, finishes any interrupted transaction and

@@ -78,7 +78,9 @@ CacheWriters cache_writers(const std::string& cache_dir, std::uint64_t limit) {
 util::Result<StatusReport> status(const Context& context,
                                   const std::string& prefix,
                                   const SessionOptions& session_options) {
-  TRY_ASSIGN(auto session, open_session(context, prefix, session_options));
+  auto read_only = session_options;
+  read_only.read_only = true; // another user may look at a prefix they may not lock
+  TRY_ASSIGN(auto session, open_session(context, prefix, read_only));
   StatusReport report;
   report.prefix = session.prefix;
   report.recovered = session.recovered;
@@ -105,6 +107,10 @@ util::Result<StatusReport> status(const Context& context,
   }
   report.environment =
     cache::shim_environment(m.cache, m.fingerprint.sha256, cache::identity_paths(m));
+  if (m.cache.remote_secret) {
+    report.secrets = cache::read_secrets(m.prefix);
+    report.secrets->lines.clear();
+  }
   util::RunOptions options;
   options.env = cache::tool_environment(report.environment);
   report.cache_location = cache::cache_location(m.cache, options);

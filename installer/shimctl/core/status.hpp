@@ -6,6 +6,7 @@
 #include <map>
 #include <optional>
 #include <shimctl/cache/cache_backend.hpp>
+#include <shimctl/cache/secrets.hpp>
 #include <shimctl/core/context.hpp>
 #include <shimctl/core/session.hpp>
 #include <shimctl/identity/identity_snapshot.hpp>
@@ -40,6 +41,8 @@ struct StatusReport {
   std::vector<CompilerStatus> compilers;
   std::string cache_location;
   cache::ShimEnvironment environment; // what the shims set for the cache tool
+  // The remote's credential file as this user finds it (its lines never kept here).
+  std::optional<cache::SecretsFile> secrets;
   std::optional<cache::CacheStats> stats;
   std::optional<CacheWriters> writers; // ccache: the versions that wrote the local entries
   std::string events;                  // one-line summary of shim events

@@ -1,3 +1,4 @@
+#include <shimctl/cache/secrets.hpp>
 #include <shimctl/cache/shim_config.hpp>
 #include <shimctl/core/steps.hpp>
 
@@ -29,7 +30,20 @@ StepObserver step_progress(const Context& context, std::size_t total) {
   };
 }
 
-std::vector<Step> install_steps(const Manifest& m) {
+util::Result<Step> secret_step(const CacheSettings& cache,
+                               const std::optional<std::vector<std::string>>& lines) {
+  auto path = fmt::format("{}/{}", state_dir_name, secrets_file);
+  if (!lines)
+    return Step::of(StepKind::remove_secret, path);
+  auto step = Step::of(StepKind::write_secret, path);
+  step.content = cache::render_secrets(*lines);
+  TRY_ASSIGN(auto owner, cache::secrets_owner(cache));
+  step.mode = owner.mode;
+  step.gid = owner.gid;
+  return step;
+}
+
+std::vector<Step> install_steps(const Manifest& m, const std::optional<Step>& secret) {
   std::vector<Step> steps;
   for (const auto& c : m.compilers) {
     auto link = Step::of(StepKind::link_real, c.path);
@@ -41,6 +55,8 @@ std::vector<Step> install_steps(const Manifest& m) {
   for (const auto& c : m.compilers)
     if (c.diverted_by)
       steps.push_back(Step::of(StepKind::divert, c.path));
+  if (secret)
+    steps.push_back(*secret);
   auto env = cache::shim_environment(m.cache, m.fingerprint.sha256, cache::identity_paths(m));
   for (const auto& dir : cache::shim_directories(m)) {
     auto conf = Step::of(StepKind::write_file, shim_config_path(dir));
@@ -79,6 +95,9 @@ std::vector<Step> rollback_steps(const Manifest& m) {
     steps.push_back(Step::of(StepKind::restore, c.path));
   for (const auto& f : m.created_files)
     steps.push_back(Step::of(StepKind::remove_file, f));
+  if (m.cache.remote_secret) // a remote's credential
+    steps.push_back(
+      Step::of(StepKind::remove_file, fmt::format("{}/{}", state_dir_name, secrets_file)));
   steps.push_back(
     Step::of(StepKind::remove_file, fmt::format("{}/{}", state_dir_name, manifest_file)));
   steps.push_back(

@@ -2,6 +2,7 @@
 // each one links, writes and restores, in which order.
 #pragma once
 
+#include <optional>
 #include <shimctl/core/context.hpp>
 #include <shimctl/core/manifest.hpp>
 #include <shimctl/core/transaction.hpp>
@@ -13,8 +14,14 @@ namespace shimctl::core {
 
 // The steps that install MANIFEST's shims. Each link_real carries the
 // original's planned SHA-256: the transaction refuses an original that changed
-// since it was planned.
-[[nodiscard]] std::vector<Step> install_steps(const Manifest& manifest);
+// since it was planned. SECRET (secret_step) goes before the shim configs that name it.
+[[nodiscard]] std::vector<Step> install_steps(const Manifest& manifest,
+                                              const std::optional<Step>& secret = std::nullopt);
+
+// The secrets file (cache/secrets.hpp) with LINES: write_secret, mode and group
+// from CACHE (0600, or 0640 with the shared cache's group); no LINES: remove_secret.
+[[nodiscard]] util::Result<Step> secret_step(const CacheSettings& cache,
+                                             const std::optional<std::vector<std::string>>& lines);
 
 // The steps that roll MANIFEST back.
 [[nodiscard]] std::vector<Step> rollback_steps(const Manifest& manifest);

@@ -35,6 +35,10 @@ const char* kind_name(StepKind kind) {
       return "divert";
     case StepKind::undivert:
       return "undivert";
+    case StepKind::write_secret:
+      return "write_secret";
+    case StepKind::remove_secret:
+      return "remove_secret";
   }
   return "?";
 }
@@ -47,7 +51,9 @@ util::Result<StepKind> kind_from_name(const std::string& name) {
                   StepKind::remove_file,
                   StepKind::adopt_original,
                   StepKind::divert,
-                  StepKind::undivert })
+                  StepKind::undivert,
+                  StepKind::write_secret,
+                  StepKind::remove_secret })
     if (name == kind_name(k))
       return k;
   return fail(ExitCode::corrupt, "journal names an unknown step '{}'", name);
@@ -59,6 +65,24 @@ std::string real_of(const std::string& name) {
 
 bool same_inode(const util::FileStat& a, const util::FileStat& b) {
   return a.dev == b.dev && a.ino == b.ino;
+}
+
+// write_secret's new content, staged before the journal is written; and the file it replaces
+// (or remove_secret removes), kept until the transaction is over. Both, and the staged file's
+// own temporary (".." + staged + ".shimctl-tmp.*"), carry these markers.
+constexpr std::string_view staged_marker = ".shimctl-staged";
+constexpr std::string_view kept_marker = ".shimctl-kept";
+
+std::string staged_of(const std::string& name) {
+  return "." + name + std::string(staged_marker);
+}
+
+std::string kept_of(const std::string& name) {
+  return "." + name + std::string(kept_marker);
+}
+
+bool is_secret(StepKind kind) {
+  return kind == StepKind::write_secret || kind == StepKind::remove_secret;
 }
 
 } // namespace
@@ -81,6 +105,10 @@ std::string Step::describe() const {
       return fmt::format("dpkg-divert {} to {}.real", path, path);
     case StepKind::undivert:
       return fmt::format("remove the dpkg diversion of {}", path);
+    case StepKind::write_secret:
+      return fmt::format("write {} (mode {:04o})", path, mode);
+    case StepKind::remove_secret:
+      return fmt::format("remove {}", path);
   }
   return "?";
 }
@@ -90,7 +118,7 @@ std::string journal_to_json(const Journal& journal) {
   for (const auto& s : journal.steps)
     steps.push_back({ { "kind", kind_name(s.kind) },
                       { "path", s.path },
-                      { "content", s.content },
+                      { "content", s.kind == StepKind::write_secret ? "" : s.content },
                       { "sha256", s.sha256 },
                       { "previous", s.previous ? json(*s.previous) : json(nullptr) },
                       { "mode", s.mode },
@@ -146,6 +174,43 @@ Transaction::Transaction(const util::Dir& prefix_dir, std::string shim_bytes)
 util::Status Transaction::write_journal(const Journal& journal) {
   TRY_ASSIGN(auto state, prefix_.open_relative(state_dir_name));
   return state.write_atomic(journal_file, journal_to_json(journal), 0644);
+}
+
+util::Status Transaction::stage_secrets(const Journal& journal) {
+  for (const auto& step : journal.steps) {
+    if (!is_secret(step.kind))
+      continue;
+    auto [dir_path, name] = util::split_relative(step.path);
+    if (dir_path != state_dir_name)
+      return fail("{}: a secret belongs in {}", step.path, state_dir_name);
+    TRY_ASSIGN(auto dir, prefix_.open_relative(dir_path));
+    TRY(dir.remove(staged_of(name)));
+    TRY(dir.remove(kept_of(name)));
+    if (step.kind == StepKind::write_secret)
+      TRY(dir.write_atomic(
+        staged_of(name), step.content, step.mode, std::pair{ static_cast<uid_t>(-1), step.gid }));
+    TRY_ASSIGN(auto current, dir.stat(name));
+    if (current)
+      TRY(dir.link(name, kept_of(name)));
+    TRY(dir.sync());
+  }
+  return {};
+}
+
+void Transaction::drop_secret_leftovers() {
+  auto state = prefix_.open_relative(state_dir_name);
+  if (!state)
+    return;
+  auto names = state->list();
+  if (!names)
+    return;
+  bool removed = false;
+  for (const auto& name : *names)
+    if (name.find(staged_marker) != std::string::npos ||
+        name.find(kept_marker) != std::string::npos)
+      removed = state->remove(name).has_value() || removed;
+  if (removed)
+    (void)state->sync();
 }
 
 util::Status Transaction::remove_journal() {
@@ -294,6 +359,16 @@ util::Status Transaction::apply(const Step& step, const std::string& shim_sha256
     case StepKind::divert: // handled above
     case StepKind::undivert:
       return {};
+    case StepKind::write_secret: {
+      TRY_ASSIGN(auto staged, dir.stat(staged_of(name)));
+      if (!staged)
+        return {}; // renamed already
+      TRY(dir.rename(staged_of(name), name));
+      return dir.sync();
+    }
+    case StepKind::remove_secret:
+      TRY(dir.remove(name));
+      return dir.sync();
     case StepKind::adopt_original: {
       TRY_ASSIGN(bool shim_in_place, is_shim(dir, name, shim_sha256));
       if (shim_in_place)
@@ -347,6 +422,24 @@ util::Status Transaction::undo(const Step& step, const std::string& shim_sha256)
       }
       return {};
     }
+    case StepKind::write_secret:
+    case StepKind::remove_secret: {
+      // The kept file is what NAME was before the transaction (kept before the journal was
+      // written: none kept, none there). It stays until the journal is gone, so that undoing
+      // twice (a recovery that dies before it removes the journal) decides the same way.
+      TRY(dir.remove(staged_of(name)));
+      TRY_ASSIGN(auto kept, dir.stat(kept_of(name)));
+      if (kept) {
+        auto back = kept_of(name) + ".restore";
+        TRY(dir.remove(back));
+        TRY(dir.link(kept_of(name), back));
+        TRY(dir.rename(back, name));
+        TRY(dir.remove(back)); // left where NAME was that file already (rename did nothing)
+      } else if (step.kind == StepKind::write_secret) {
+        TRY(dir.remove(name));
+      }
+      return dir.sync();
+    }
     case StepKind::restore:
     case StepKind::remove_file:
     case StepKind::adopt_original:
@@ -364,7 +457,14 @@ util::Status Transaction::undo_all(const Journal& journal, std::size_t done) {
 }
 
 util::Status Transaction::run(const Journal& journal, const StepObserver& observer) {
-  TRY(write_journal(journal));
+  if (auto staged = stage_secrets(journal); !staged) {
+    drop_secret_leftovers();
+    return staged;
+  }
+  if (auto written = write_journal(journal); !written) {
+    drop_secret_leftovers();
+    return written;
+  }
   test_hooks::kill_after_step(0);
   for (std::size_t i = 0; i < journal.steps.size(); ++i) {
     const auto& step = journal.steps[i];
@@ -377,6 +477,7 @@ util::Status Transaction::run(const Journal& journal, const StepObserver& observ
                       applied.error().message,
                       journal.operation,
                       undone.error().message);
+        drop_secret_leftovers();
       }
       return applied;
     }
@@ -384,18 +485,23 @@ util::Status Transaction::run(const Journal& journal, const StepObserver& observ
       observer(i, step, step.describe());
     test_hooks::kill_after_step(i + 1);
   }
-  return remove_journal();
+  TRY(remove_journal());
+  drop_secret_leftovers(); // the credential a write_secret replaced goes once nothing can undo it
+  return {};
 }
 
 util::Result<std::string> Transaction::recover(const StepObserver& observer) {
   TRY_ASSIGN(auto state, prefix_.open_relative(state_dir_name));
   TRY_ASSIGN(auto present, state.stat(journal_file));
-  if (!present)
+  if (!present) {
+    drop_secret_leftovers(); // a transaction that died while staging, or just after its end
     return std::string();
+  }
   TRY_ASSIGN(auto text, state.read_file(journal_file, 64 << 20));
   TRY_ASSIGN(auto journal, journal_from_json(text));
   if (journal.recovery == Recovery::undo) {
     TRY(undo_all(journal, journal.steps.size()));
+    drop_secret_leftovers();
     return fmt::format(
       "undid an interrupted {} ({} steps)", journal.operation, journal.steps.size());
   }
@@ -405,6 +511,7 @@ util::Result<std::string> Transaction::recover(const StepObserver& observer) {
       observer(i, journal.steps[i], journal.steps[i].describe());
   }
   TRY(remove_journal());
+  drop_secret_leftovers();
   return fmt::format(
     "finished an interrupted {} ({} steps)", journal.operation, journal.steps.size());
 }

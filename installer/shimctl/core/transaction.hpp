@@ -25,17 +25,25 @@ enum class StepKind {
   adopt_original, // PATH.real = PATH (a package upgrade replaced PATH)
   divert,         // dpkg-divert PATH to PATH.real (core/divert.hpp); undo removes it
   undivert,       // remove shimctl's dpkg diversion of PATH (rollback)
+  // A credential (the secrets file, cache/secrets.hpp), only in the state directory: the journal
+  // never holds its content. Before the journal is written, run() stages CONTENT as
+  // .NAME.shimctl-staged (MODE, group GID; never wider on the way) and keeps the current NAME,
+  // if any, as the hard link .NAME.shimctl-kept. The step renames the staged file over NAME
+  // (remove_secret: unlinks NAME); undo puts the kept one back (or removes NAME); once the
+  // transaction is over, and at every recovery, the staged and kept files go.
+  write_secret,
+  remove_secret,
 };
 
 struct Step {
   StepKind kind = StepKind::write_file;
   std::string path;                    // relative to the prefix ("." components never)
-  std::string content;                 // write_file
+  std::string content;                 // write_file, write_secret (never in the journal)
   std::string sha256;                  // link_real: the original's planned hash ("" = unchecked)
   std::optional<std::string> previous; // write_file: content to put back on undo
-  mode_t mode = 0644;                  // write_file, place_shim
+  mode_t mode = 0644;                  // write_file, place_shim, write_secret
   uid_t uid = 0;                       // place_shim
-  gid_t gid = 0;
+  gid_t gid = 0;                       // place_shim, write_secret
   [[nodiscard]] std::string describe() const;
   [[nodiscard]] static Step of(StepKind kind, std::string path) {
     Step step;
@@ -79,6 +87,9 @@ public:
 
   [[nodiscard]] util::Status apply(const Step& step, const std::string& shim_sha256);
   [[nodiscard]] util::Status undo(const Step& step, const std::string& shim_sha256);
+  // write_secret, remove_secret: the staged and kept files, which run() makes before it writes
+  // the journal (public, as apply and undo, for the tests that stop a transaction midway).
+  [[nodiscard]] util::Status stage_secrets(const Journal& journal);
 
   void set_busy_wait(BusyWait busy) {
     busy_ = std::move(busy);
@@ -86,6 +97,8 @@ public:
 
 private:
   [[nodiscard]] util::Status write_journal(const Journal& journal);
+  // Removes what stage_secrets left in the state directory (best effort, never fails the caller).
+  void drop_secret_leftovers();
   [[nodiscard]] util::Status remove_journal();
   [[nodiscard]] util::Status undo_all(const Journal& journal, std::size_t done);
   [[nodiscard]] util::Result<bool> is_shim(const util::Dir& dir,

@@ -28,4 +28,64 @@ std::vector<std::string> lines_of(const std::string& text) {
   return lines;
 }
 
+namespace {
+
+constexpr std::string_view masked = "***";
+
+bool is_scheme_char(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '+' ||
+         c == '-' || c == '.';
+}
+
+// Where a URL's authority (or an attribute's value) ends: a path, query, fragment, the next
+// ccache attribute, or whitespace.
+std::size_t end_of_field(std::string_view text, std::size_t from, std::string_view stops) {
+  auto end = text.find_first_of(stops, from);
+  return end == std::string_view::npos ? text.size() : end;
+}
+
+// An attribute name whose value is a credential: password, token, bearer-token, ...-secret.
+bool is_credential_attribute(std::string_view name) {
+  return name.ends_with("password") || name.ends_with("token") || name.ends_with("secret");
+}
+
+} // namespace
+
+std::string redact_credentials(std::string_view text) {
+  std::string out;
+  std::size_t copied = 0;
+  auto mask = [&](std::size_t from, std::size_t to) {
+    out.append(text.substr(copied, from - copied));
+    out.append(masked);
+    copied = to;
+  };
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (text.substr(i).starts_with("://") && i > 0 && is_scheme_char(text[i - 1])) {
+      auto start = i + 3;
+      auto end = end_of_field(text, start, "/?#| \t\n");
+      auto at = text.substr(start, end - start).rfind('@');
+      if (at != std::string_view::npos && text.substr(start, at) != masked)
+        mask(start, start + at);
+      i = end - 1;
+    } else if (text[i] == '|') {
+      auto eq = text.find('=', i + 1);
+      auto end = end_of_field(text, i + 1, "| \t\n");
+      if (eq == std::string_view::npos || eq >= end)
+        continue;
+      auto value = text.substr(eq + 1, end - eq - 1);
+      if (is_credential_attribute(text.substr(i + 1, eq - i - 1)) && !value.empty() &&
+          value != masked) {
+        mask(eq + 1, end);
+        i = end - 1;
+      }
+    }
+  }
+  out.append(text.substr(copied));
+  return out;
+}
+
+bool has_credentials(std::string_view text) {
+  return redact_credentials(text) != text;
+}
+
 } // namespace shimctl::util

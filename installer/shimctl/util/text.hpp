@@ -19,4 +19,15 @@ namespace shimctl::util {
 // TEXT's lines, without their newlines.
 [[nodiscard]] std::vector<std::string> lines_of(const std::string& text);
 
+// TEXT with every credential a storage URL can carry masked: a URL's userinfo
+// ("redis://PASSWORD@host:6379", "http://user:pw@host/c" -> "redis://***@host:6379",
+// "http://***@host/c") and a credential attribute of ccache's storage syntax
+// ("|bearer-token=TOKEN", "|password=PW" -> "|bearer-token=***"). TEXT may be one URL, a storage
+// list or a whole message. The one redaction everything shown or stored goes through: the
+// credential itself lives only in the prefix's secrets file (shim/formats.h).
+[[nodiscard]] std::string redact_credentials(std::string_view text);
+
+// True when TEXT holds a credential redact_credentials masks (and is not masked already).
+[[nodiscard]] bool has_credentials(std::string_view text);
+
 } // namespace shimctl::util

@@ -230,7 +230,9 @@ util::Result<VerifyReport> verify(const core::Context& context,
                                   const std::string& prefix,
                                   const core::SessionOptions& session_options,
                                   const VerifyOptions& options) {
-  TRY_ASSIGN(auto session, open_session(context, prefix, session_options));
+  auto read_only = session_options;
+  read_only.read_only = true; // any user may check a prefix they use (it changes nothing there)
+  TRY_ASSIGN(auto session, open_session(context, prefix, read_only));
   if (!session.manifest)
     return util::fail(util::ExitCode::not_installed,
                       "{} is not installed; run 'shimctl install {}' first",

@@ -1,5 +1,6 @@
 #include <algorithm>
 #include <fstream>
+#include <shim/formats.h>
 #include <shimctl/cache/cache_backend.hpp>
 #include <shimctl/cache/shim_config.hpp>
 #include <shimctl/core/layout.hpp>
@@ -176,22 +177,54 @@ CcacheLogOutcome ccache_log_outcome(const std::string& log) {
   return { false, why.size() > 300 ? why.substr(0, 300) + "..." : why };
 }
 
-std::string read_events(const util::Dir& prefix_dir) {
-  auto state = prefix_dir.open_relative(core::state_dir_name);
-  if (!state)
-    return "";
-  auto text = state->read_file(core::events_file, 16 << 20);
+namespace {
+
+// The lines of an events log and its path; none when unreadable or empty.
+void add_events(const util::Result<std::string>& text,
+                const std::string& path,
+                std::size_t& lines,
+                std::string& last,
+                std::vector<std::string>& where) {
   if (!text || text->empty())
-    return "";
-  std::size_t lines = 0;
-  std::string last;
+    return;
   std::istringstream in(*text);
   for (std::string line; std::getline(in, line);) {
     ++lines;
     last = line;
   }
+  where.push_back(path);
+}
+
+} // namespace
+
+std::string read_events(const util::Dir& prefix_dir) {
+  std::size_t lines = 0;
+  std::string last;
+  std::vector<std::string> where;
+  if (auto state = prefix_dir.open_relative(core::state_dir_name))
+    add_events(state->read_file(core::events_file, 16 << 20),
+               state->path_of(core::events_file),
+               lines,
+               last,
+               where);
+  // The calling user's own log of this prefix (shim/formats.h): where the shim
+  // writes when the prefix's is not writable by that user.
+  char path[4096];
+  auto len = shimctl_user_file_path(path,
+                                    sizeof path,
+                                    std::getenv("XDG_CACHE_HOME"),
+                                    std::getenv("HOME"),
+                                    SHIMCTL_USER_EVENTS_DIR,
+                                    prefix_dir.path().c_str());
+  if (len > 0 && len < sizeof path) {
+    auto [dir, name] = util::split_relative(std::string(path, len));
+    if (auto user = util::Dir::open(dir))
+      add_events(user->read_file(name, 16 << 20), std::string(path, len), lines, last, where);
+  }
+  if (lines == 0)
+    return "";
   return fmt::format(
-    "{} shim event(s) recorded in {}; last: {}", lines, state->path_of(core::events_file), last);
+    "{} shim event(s) recorded in {}; last: {}", lines, fmt::join(where, " and "), last);
 }
 
 void verify_compiles(const core::Context& context,

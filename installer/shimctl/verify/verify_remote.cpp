@@ -1,8 +1,10 @@
 #include <algorithm>
 #include <shimctl/cache/cache_backend.hpp>
+#include <shimctl/cache/secrets.hpp>
 #include <shimctl/cache/shim_config.hpp>
 #include <shimctl/core/scratch.hpp>
 #include <shimctl/util/process.hpp>
+#include <shimctl/util/text.hpp>
 #include <shimctl/verify/verify_remote.hpp>
 
 namespace shimctl::verify {
@@ -60,7 +62,7 @@ util::Result<cache::CacheStats> compile_with_empty_local_cache(const core::Manif
   argv.insert(argv.end(), { "-c", probe.file, "-o", "remote.o" });
   TRY_ASSIGN(auto r, util::run(argv, options));
   if (!r.ok())
-    error = r.err.substr(0, r.err.find('\n'));
+    error = util::redact_credentials(r.err.substr(0, r.err.find('\n')));
   options.cwd.clear();
   return cache::read_stats(m.cache, options);
 }
@@ -70,12 +72,34 @@ util::Result<cache::CacheStats> compile_with_empty_local_cache(const core::Manif
 void verify_remote(const core::Manifest& m, const VerifyOptions& options, std::vector<Check>& out) {
   if (!m.cache.remote || m.cache.kind != "ccache")
     return;
-  const auto& url = *m.cache.remote;
+  const auto url = util::redact_credentials(*m.cache.remote);
   auto probe = pick_probe(m, options);
   if (!probe.compiler)
     return;
   util::RunOptions run_options;
   auto env = cache::shim_environment(m.cache, m.fingerprint.sha256, cache::identity_paths(m));
+  if (m.cache.remote_secret) {
+    // The real credential, as the shim reads it: only from the secrets file.
+    auto secrets = cache::read_secrets(m.prefix);
+    if (secrets.state == cache::SecretsFile::State::unreadable) {
+      out.push_back({ "remote",
+                      url,
+                      Outcome::warn,
+                      cache::credential_text(secrets, m.cache) +
+                        "; not verified (run verify as the user who installed)" });
+      return;
+    }
+    if (secrets.state == cache::SecretsFile::State::absent) {
+      out.push_back({ "remote",
+                      url,
+                      Outcome::fail,
+                      fmt::format("{}; run 'shimctl install {} --remote URL' again",
+                                  cache::credential_text(secrets, m.cache),
+                                  m.prefix) });
+      return;
+    }
+    env.secrets = secrets.lines;
+  }
   run_options.env = cache::tool_environment(env);
   run_options.env["SHIMCTL_DISABLE"] = std::nullopt;
   run_options.env["SHIMCTL_ACTIVE"] = std::nullopt;

@@ -233,9 +233,8 @@ test_sccache_does_not_break() {
   command -v sccache >/dev/null || { echo "    (no sccache: skipped)"; return 0; }
   overlay_usr
   install_usr --cache sccache --no-verify
-  SC_PORT=$(sed -n 's/^setenv SCCACHE_SERVER_PORT=//p' /usr/bin/.shimctl.conf)
-  [ -n "$SC_PORT" ] || fail "no SCCACHE_SERVER_PORT in /usr/bin/.shimctl.conf"
-  trap 'SCCACHE_SERVER_PORT=$SC_PORT sccache --stop-server >/dev/null 2>&1' EXIT
+  sc_server_of /usr
+  trap sc_stop_servers EXIT
   grep -q "^appendenv SCCACHE_EXTRAFILES=.*$DISTRO_BC_REL/ocml.bc" /usr/bin/.shimctl.conf \
     || fail "SCCACHE_EXTRAFILES lacks the device libraries"
   # sccache 0.17 compiles HIP with a CUID of its own unless the command line names one.

@@ -1,31 +1,24 @@
 # sccache (Debian's 0.4) as the cache tool: install --cache sccache, its server, statistics and
 # verify, and exactly what it caches for each compiler (docs/cache-tools.md quotes these tests).
-# Each test's sccache server runs on the port shimctl derived for its cache dir and is stopped
-# when the test ends.
+# Each test's sccache server is this user's own for the configuration (a port derived from it and
+# the uid on 0.4) and is stopped when the test ends.
 
 suite_requires() {
   command -v sccache >/dev/null && command -v jq >/dev/null && [ -x "$SHIM_BIN" ] &&
     [ -x /usr/lib/llvm-15/bin/clang ]
 }
 
-# install_sccache PREFIX CACHE-DIR [FLAGS...]: sets SC_PORT (the server port in the shim config).
+# install_sccache PREFIX CACHE-DIR [FLAGS...]: sets SC_SERVER (where this user's server is).
 install_sccache() {
   local prefix=$1 dir=$2
   shift 2
   expect_success "$SHIMCTL" install "$prefix" --cache sccache --cache-dir "$dir" --no-verify "$@"
-  SC_PORT=$(sed -n 's/^setenv SCCACHE_SERVER_PORT=//p' "$(find "$prefix" -name .shimctl.conf | head -1)")
-  [ -n "$SC_PORT" ] || fail "no SCCACHE_SERVER_PORT in the shim config"
-  SC_PORTS="${SC_PORTS:-} $SC_PORT"
-  trap stop_servers EXIT
+  sc_server_of "$prefix"
+  trap sc_stop_servers EXIT
 }
 
-stop_servers() {
-  local p
-  for p in ${SC_PORTS:-}; do SCCACHE_SERVER_PORT=$p sccache --stop-server >/dev/null 2>&1; done
-}
-
-# sc_json JQ-FILTER: of the statistics of the server on $SC_PORT.
-sc_json() { SCCACHE_SERVER_PORT=$SC_PORT sccache --show-stats --stats-format json | jq -cS "$1"; }
+# sc_json JQ-FILTER: of the statistics of the server at $SC_SERVER.
+sc_json() { env "$SC_SERVER" sccache --show-stats --stats-format json | jq -cS "$1"; }
 sc_hits() { sc_json '[.stats.cache_hits.counts[]] | add // 0'; }
 sc_misses() { sc_json '[.stats.cache_misses.counts[]] | add // 0'; }
 
@@ -109,13 +102,13 @@ test_server_per_cache_config_and_no_empty_values() {
   hip_fixture
   cp -a "$P" "$TEST_DIR/rocm2"
   install_sccache "$P" "$TEST_DIR/sc-a"
-  local port_a=$SC_PORT
+  local server_a=$SC_SERVER
   install_sccache "$TEST_DIR/rocm2" "$TEST_DIR/sc-b"
-  [ "$port_a" != "$SC_PORT" ] || fail "two cache dirs share port $SC_PORT"
+  [ "$server_a" != "$SC_SERVER" ] || fail "two cache dirs share the server $SC_SERVER"
   "$P/llvm/bin/clang" -c x.c -o a.o || fail "compile a"
   "$TEST_DIR/rocm2/llvm/bin/clang" -c x.c -o b.o || fail "compile b"
   expect_eq 1 "$(sc_misses)" "misses of server b"
-  expect_eq 1 "$(SC_PORT=$port_a sc_misses)" "misses of server a"
+  expect_eq 1 "$(SC_SERVER=$server_a sc_misses)" "misses of server a"
   [ -n "$(find "$TEST_DIR/sc-a" -type f | head -1)" ] || fail "nothing in sc-a"
   [ -n "$(find "$TEST_DIR/sc-b" -type f | head -1)" ] || fail "nothing in sc-b"
   if grep -E '^(setenv|appendenv) [A-Z_]+=$' "$P"/bin/.shimctl.conf "$P"/llvm/bin/.shimctl.conf; then
@@ -155,8 +148,8 @@ test_server_started_by_one_shim_or_compile_uncached() {
   TEST "no sccache server: the shim starts one (one shim at a time); one that cannot start: uncached, never a failed compile"
   hip_fixture
   install_sccache "$P" "$TEST_DIR/sc"
-  ! SCCACHE_SERVER_PORT=$SC_PORT sccache --show-stats >/dev/null 2>&1 || true # (this starts one)
-  SCCACHE_SERVER_PORT=$SC_PORT sccache --stop-server >/dev/null 2>&1
+  ! env "$SC_SERVER" sccache --show-stats >/dev/null 2>&1 || true # (this starts one)
+  env "$SC_SERVER" sccache --stop-server >/dev/null 2>&1
   # Eight compiles of a cold build at once: one server, every compile through it.
   local i pids=()
   for i in 1 2 3 4 5 6 7 8; do
@@ -165,13 +158,13 @@ test_server_started_by_one_shim_or_compile_uncached() {
     pids+=($!)
   done
   for i in "${!pids[@]}"; do wait "${pids[$i]}" || fail "compile $((i + 1)) of 8 failed: $(cat trace$((i + 1)).txt)"; done
-  expect_eq 1 "$(cat trace*.txt | grep -c "no sccache server on port $SC_PORT: starting one")" \
+  expect_eq 1 "$(cat trace*.txt | grep -c "no sccache server of this user's answers: starting one")" \
     "shims that started a server (the others waited on the lock, then found it)"
   expect_eq 8 "$(sc_misses)" "compiles sccache saw"
 
   # A server that cannot start (its error log cannot be opened: sccache's client gives up after
   # its 10 s timeout and fails the compile): the compile runs uncached, and says so in events.log.
-  SCCACHE_SERVER_PORT=$SC_PORT sccache --stop-server >/dev/null 2>&1
+  env "$SC_SERVER" sccache --stop-server >/dev/null 2>&1
   local out rc
   out=$(SCCACHE_ERROR_LOG=/proc/none/log "$P/llvm/bin/clang" -c x.c -o x1.o 2>&1); rc=$?
   expect_eq "0 " "$rc $out" "exit code and output of a compile whose sccache server cannot start"
@@ -182,7 +175,7 @@ test_server_started_by_one_shim_or_compile_uncached() {
   printf 'garbage = [' >bad.toml
   out=$(SCCACHE_CONF=$PWD/bad.toml SHIMCTL_STRICT=1 "$P/llvm/bin/clang" -c x.c -o x2.o 2>&1); rc=$?
   expect_eq 1 "$rc" "exit code, strict"
-  expect_eq "shimctl-shim: no sccache server answers and $(command -v sccache) --start-server failed (SHIMCTL_STRICT=1; unset it to compile without the cache)" \
+  expect_eq "shimctl-shim: no sccache server of this user's answers: its --start-server failed (SHIMCTL_STRICT=1; unset it to compile without the cache)" \
     "$out" "strict message"
   [ ! -e x2.o ] || fail "strict mode compiled anyway"
 }

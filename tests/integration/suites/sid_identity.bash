@@ -81,7 +81,7 @@ counts() {
   echo "hits=$(($(ccache_stat "$C" direct_cache_hit) + $(ccache_stat "$C" preprocessed_cache_hit))) misses=$(ccache_stat "$C" cache_miss)"
 }
 
-stop_sccache() { SCCACHE_SERVER_PORT=$SC_PORT sccache --stop-server >/dev/null 2>&1; }
+stop_sccache() { env "$SC_SERVER" sccache --stop-server >/dev/null 2>&1; }
 
 test_finite_only_swap_changes_a_fresh_object() {
   TEST "swapping oclc_finite_only_on.bc and _off.bc changes a fresh compile's object"
@@ -183,8 +183,7 @@ test_shim_sccache_follows_the_toolchain() {
   CUID=shimctl-sid
   "$SHIMCTL" install "$P" --cache sccache --cache-dir "$TEST_DIR/sccache" --no-verify >"$TEST_DIR/install.out" 2>&1 \
     || fail "install --cache sccache failed:"$'\n'"$(cat "$TEST_DIR/install.out")"
-  SC_PORT=$(sed -n 's/^setenv SCCACHE_SERVER_PORT=//p' "$P/bin/.shimctl.conf")
-  [ -n "$SC_PORT" ] || fail "no SCCACHE_SERVER_PORT in the shim config"
+  sc_server_of "$P"
   trap stop_sccache EXIT
   grep -q "^appendenv SCCACHE_EXTRAFILES=.*/$BC_REL/oclc_finite_only_off.bc" "$P/bin/.shimctl.conf" \
     || fail "SCCACHE_EXTRAFILES does not name the device library"
@@ -209,6 +208,7 @@ test_shim_sccache_follows_the_toolchain() {
 plain_sccache_swap() {
   CUID=shimctl-sid
   SC_PORT=$(free_port)
+  SC_SERVER=SCCACHE_SERVER_PORT=$SC_PORT
   export SCCACHE_DIR=$TEST_DIR/sccache SCCACHE_SERVER_PORT=$SC_PORT
   unset ROCM_PATH HIP_DEVICE_LIB_PATH HIP_PATH
   hip_in before sccache "$1/bin/hipcc"

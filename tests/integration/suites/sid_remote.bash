@@ -59,15 +59,12 @@ expect_same() { cmp -s "$TEST_DIR/$1/k.o" "$TEST_DIR/$2/k.o" || fail "$1/k.o and
 
 # sc_port_of_install: SC_PORT = the server port the shim config names; the server stops on exit.
 sc_port_of_install() {
-  SC_PORT=$(sed -n 's/^setenv SCCACHE_SERVER_PORT=//p' "$P/bin/.shimctl.conf")
-  [ -n "$SC_PORT" ] || fail "no SCCACHE_SERVER_PORT in the shim config"
-  SC_PORTS="${SC_PORTS:-} $SC_PORT"
+  sc_server_of "$P"
   trap stop_all EXIT
 }
 stop_sccaches() {
   local p
-  for p in ${SC_PORTS:-}; do SCCACHE_SERVER_PORT=$p sccache --stop-server >/dev/null 2>&1; done
-  SC_PORTS=""
+  sc_stop_servers
 }
 
 
@@ -182,7 +179,8 @@ test_sccache_redis_store_serves_an_empty_local_cache() {
 
   # Machine B: its own server (port) and an empty SCCACHE_DIR; the shim's SCCACHE_REDIS.
   SC_PORT=$(free_port)
-  SC_PORTS=$SC_PORT
+  SC_SERVER=SCCACHE_SERVER_PORT=$SC_PORT
+  SC_SERVERS=$SC_SERVER
   [ ! -e "$TEST_DIR/sc-b" ] || fail "sc-b exists"
   SCCACHE_DIR=$TEST_DIR/sc-b SCCACHE_SERVER_PORT=$SC_PORT hip_in b
   expect_eq 'hits={"HIP": 1} misses={}' "$(sc_counts)" "machine B"

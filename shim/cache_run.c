@@ -1,0 +1,128 @@
+/* The cache tool run as a child, for a tool that can fail a compile for reasons of its own.
+ *
+ * sccache fails the compile when its server cannot do the work: a server that died or cannot
+ * write its cache dir, outputs it cannot store ("failed to zip up compiler outputs" for a
+ * device-only compile whose depfile clang does not write), a storage error. A compile must never
+ * fail because of the cache layer, so for sccache the shim does not exec but waits: sccache's
+ * stderr goes to a memory file, and when sccache exits non-zero having said "sccache: ..." itself
+ * (or dies of a signal the shim did not send), that stderr is dropped and the original compiler
+ * runs once, uncached. Otherwise (a hit, a miss, the compiler's own error: sccache passes on the
+ * compiler's exit code, stdout and stderr) the held stderr is written out unchanged and the
+ * exit status passed on. stdout is the caller's throughout. */
+#define _GNU_SOURCE
+#include "shim.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <spawn.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static volatile pid_t child;
+static volatile sig_atomic_t received; /* a termination signal passed on to the child */
+
+static void pass_on(int sig) {
+  received = sig;
+  if (child > 0)
+    kill(child, sig);
+}
+
+/* Writes the memory file FD's LEN bytes to stderr; the first SCAN_CAP of them also to SCAN. */
+static size_t copy_out(int fd, bool write_out, char* scan, size_t scan_cap) {
+  static char buf[65536];
+  size_t scanned = 0;
+  ssize_t n;
+  off_t at = 0;
+  while ((n = pread(fd, buf, sizeof buf, at)) > 0 || (n < 0 && errno == EINTR)) {
+    if (n < 0)
+      continue;
+    at += n;
+    if (scanned < scan_cap) {
+      size_t take = (size_t)n < scan_cap - scanned ? (size_t)n : scan_cap - scanned;
+      memcpy(scan + scanned, buf, take);
+      scanned += take;
+    }
+    for (ssize_t done = 0; write_out && done < n;) {
+      ssize_t w = write(2, buf + done, (size_t)(n - done));
+      if (w < 0 && errno == EINTR)
+        continue;
+      if (w <= 0)
+        break;
+      done += w;
+    }
+  }
+  return scanned;
+}
+
+/* The first line of TEXT (LEN bytes) that starts with "sccache: ", into REASON; false if none. */
+static bool own_message(const char* text, size_t len, char reason[256]) {
+  static const char mark[] = "sccache: ";
+  for (size_t i = 0; i + sizeof mark - 1 <= len; i++) {
+    if ((i == 0 || text[i - 1] == '\n') && memcmp(text + i, mark, sizeof mark - 1) == 0) {
+      size_t end = i;
+      while (end < len && text[end] != '\n' && end - i < 255)
+        end++;
+      memcpy(reason, text + i, end - i);
+      reason[end - i] = '\0';
+      return true;
+    }
+  }
+  return false;
+}
+
+int run_cache_tool(const char* path, char** argv, char** env, char reason[256]) {
+  static char scan[65536];
+  int err = memfd_create("shimctl-cache-stderr", MFD_CLOEXEC);
+  if (err < 0) { /* no memory file: the tool runs as before, by exec */
+    execve(path, argv, env);
+    return -1;
+  }
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_adddup2(&actions, err, 2);
+  struct sigaction forward = { .sa_handler = pass_on }, old[4];
+  const int signals[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
+  for (int i = 0; i < 4; i++)
+    sigaction(signals[i], &forward, &old[i]);
+  pid_t pid;
+  int spawned = posix_spawn(&pid, path, &actions, NULL, argv, env);
+  posix_spawn_file_actions_destroy(&actions);
+  int status = 0;
+  if (spawned == 0) {
+    child = pid;
+    if (received)
+      kill(pid, received);
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+      continue;
+  }
+  for (int i = 0; i < 4; i++)
+    sigaction(signals[i], &old[i], NULL);
+  if (spawned != 0) {
+    close(err);
+    concat(reason, 256, "cannot run: ", strerror(spawned), NULL);
+    return -1;
+  }
+  size_t len = copy_out(err, false, scan, sizeof scan);
+  bool failed = !received &&
+                ((WIFSIGNALED(status)) ||
+                 (WIFEXITED(status) && WEXITSTATUS(status) != 0 && own_message(scan, len, reason)));
+  if (failed && WIFSIGNALED(status))
+    concat(reason,
+           256,
+           "died of signal ",
+           shimctl_decimal((unsigned)WTERMSIG(status), (char[24]){ 0 }),
+           NULL);
+  if (failed && !env_is("SHIMCTL_STRICT", "1")) {
+    close(err);
+    return -1;
+  }
+  copy_out(err, true, NULL, 0);
+  close(err);
+  if (received) {
+    signal(received, SIG_DFL);
+    raise(received);
+  }
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
