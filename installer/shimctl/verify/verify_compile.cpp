@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <fmt/ranges.h>
 #include <fstream>
 #include <shim/formats.h>
 #include <shimctl/cache/cache_backend.hpp>

@@ -120,7 +120,7 @@ expect_callers_rights() {
 server_owners() {
   local pid
   for pid in $(pgrep -x sccache); do
-    tr '\0' '\n' <"/proc/$pid/environ" 2>/dev/null | grep -qxF "SHIMCTL_SCCACHE_SERVER_OF=$P/.shimctl" &&
+    { tr '\0' '\n' <"/proc/$pid/environ"; } 2>/dev/null | grep -qxF "SHIMCTL_SCCACHE_SERVER_OF=$P/.shimctl" &&
       stat -c %U "/proc/$pid"
   done | sort | paste -sd ' '
 }
@@ -245,9 +245,11 @@ test_device_only_compile_with_a_depfile_in_both_modes() {
   mu_fixture
   local mode out cmd
   cmd="$P/llvm/bin/clang++ -x hip --offload-arch=gfx90a --cuda-device-only -MD -MT x.o -MF x.o.d -c k.hip -o x.o"
-  (cd "$MU_ROOT/ref-root" && SHIMCTL_DISABLE=1 $cmd) || fail "uncached device-only compile failed"
   for mode in ccache sccache; do
     expect_success "$SHIMCTL" install "$P" --cache "$mode" --no-verify
+    # Through the shim uncached: the same -cuid= (clang >= 18 names a symbol after it).
+    (cd "$MU_ROOT/ref-root" && SHIMCTL_DISABLE=1 $cmd 2>/dev/null) ||
+      fail "uncached device-only compile failed"
     local i
     for i in 1 2; do
       rm -f "$MU_ROOT/work-root/x.o"
@@ -299,13 +301,13 @@ EOF
     fail "uncached compile"
   local server_pid p
   for p in $(pgrep -x sccache); do
-    tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null | grep -qxF "SHIMCTL_SCCACHE_SERVER_OF=$P/.shimctl" &&
+    { tr '\0' '\n' <"/proc/$p/environ"; } 2>/dev/null | grep -qxF "SHIMCTL_SCCACHE_SERVER_OF=$P/.shimctl" &&
       server_pid=$p
   done
   [ -n "${server_pid:-}" ] || fail "no server of root's after the first compile"
   "$P/llvm/bin/clang++" -c slow.cpp -o slow.o >"$TEST_DIR/slow.out" 2>&1 &
   local compile=$!
-  wait_until 30 "the server's compile of slow.cpp" pgrep -P "$server_pid" -f slow.cpp
+  wait_until 30 "the server's compile of slow.cpp" pgrep -P "$server_pid" -f slow.cpp >/dev/null
   kill -KILL "$server_pid"
   wait "$compile" || fail "the compile failed when its sccache server died: $(cat "$TEST_DIR/slow.out")"
   wait_until 30 "the orphaned compile" eval '! pgrep -f "slow.cpp" >/dev/null'
