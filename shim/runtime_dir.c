@@ -124,8 +124,10 @@ static enum shimctl_listener listener_in(const char* file, unsigned port) {
     char* addr_end = colon ? strchr(colon + 2, ' ') : NULL;
     if (!addr_end)
       break;
-    char* port_colon = memrchr(colon + 2, ':', (size_t)(addr_end - colon - 2));
-    if (!port_colon || strtoul(port_colon + 1, NULL, 16) != port)
+    char* port_colon = addr_end; /* the last ':' of the local address (IPv6 has no others) */
+    while (port_colon > colon + 2 && *port_colon != ':')
+      port_colon--;
+    if (*port_colon != ':' || strtoul(port_colon + 1, NULL, 16) != port)
       continue;
     /* fields after local_address: rem_address st tx:rx tr:when retrnsmt uid */
     char* fields[6];
