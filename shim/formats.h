@@ -510,9 +510,9 @@ static inline size_t shimctl_runtime_dir(char* out,
  * compile into a directory that user controls. */
 bool shimctl_private_runtime_dir(char* out, size_t cap);
 
-/* Who listens on TCP port PORT (any address), from the kernel's socket tables /proc/net/tcp and
- * tcp6, which record each socket's owner: nobody, only this user (effective uid), or another
- * user too. Nothing connects to the port. */
+/* Who listens on TCP port PORT (any address), as the kernel records each socket's owner
+ * (NETLINK_SOCK_DIAG for listening sockets; /proc/net/tcp and tcp6 where that cannot answer):
+ * nobody, only this user (effective uid), or another user too. Nothing connects to the port. */
 enum shimctl_listener { SHIMCTL_LISTENER_NONE, SHIMCTL_LISTENER_MINE, SHIMCTL_LISTENER_OTHER };
 enum shimctl_listener shimctl_tcp_listener(unsigned port);
 

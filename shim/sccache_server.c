@@ -9,9 +9,9 @@
  *   /tmp/shimctl-run-<uid>; owned by the user, mode 0700, checked on every call). Nobody else
  *   can reach the socket, nor plant one there.
  * - tcp (sccache 0.4 knows only 127.0.0.1:<port>): the port is derived from KEY and the uid,
- *   and before sccache connects the shim reads who listens there from /proc/net/tcp{,6} (the
- *   kernel records the socket's owner): another user's listener means an uncached compile; the
- *   shim itself never connects to it.
+ *   and before sccache connects the shim asks the kernel who listens there (NETLINK_SOCK_DIAG,
+ *   else /proc/net/tcp{,6}: the kernel records each socket's owner): another user's listener
+ *   means an uncached compile; the shim itself never connects to it.
  * When no server of the user's answers, the shim starts one with `sccache --start-server` in the
  * cache tool's environment, one shim at a time (a lock beside the socket, in the private
  * directory: the shim creates no file in the prefix), marked with SHIMCTL_SCCACHE_SERVER_OF so
