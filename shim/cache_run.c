@@ -29,22 +29,26 @@ static void pass_on(int sig) {
     kill(child, sig);
 }
 
-/* Writes the memory file FD's LEN bytes to stderr; the first SCAN_CAP of them also to SCAN. */
-static size_t copy_out(int fd, bool write_out, char* scan, size_t scan_cap) {
+/* The first CAP bytes (or fewer) of the memory file FD into TEXT; returns how many. */
+static size_t read_start(int fd, char* text, size_t cap) {
+  size_t len = 0;
+  ssize_t n;
+  while (len < cap &&
+         ((n = pread(fd, text + len, cap - len, (off_t)len)) > 0 || (n < 0 && errno == EINTR)))
+    len += n > 0 ? (size_t)n : 0;
+  return len;
+}
+
+/* Writes the whole memory file FD to stderr. */
+static void write_out(int fd) {
   static char buf[65536];
-  size_t scanned = 0;
   ssize_t n;
   off_t at = 0;
   while ((n = pread(fd, buf, sizeof buf, at)) > 0 || (n < 0 && errno == EINTR)) {
     if (n < 0)
       continue;
     at += n;
-    if (scanned < scan_cap) {
-      size_t take = (size_t)n < scan_cap - scanned ? (size_t)n : scan_cap - scanned;
-      memcpy(scan + scanned, buf, take);
-      scanned += take;
-    }
-    for (ssize_t done = 0; write_out && done < n;) {
+    for (ssize_t done = 0; done < n;) {
       ssize_t w = write(2, buf + done, (size_t)(n - done));
       if (w < 0 && errno == EINTR)
         continue;
@@ -53,7 +57,6 @@ static size_t copy_out(int fd, bool write_out, char* scan, size_t scan_cap) {
       done += w;
     }
   }
-  return scanned;
 }
 
 /* The first line of TEXT (LEN bytes) that starts with "sccache: ", into REASON; false if none. */
@@ -104,10 +107,10 @@ int run_cache_tool(const char* path, char** argv, char** env, char reason[256]) 
     concat(reason, 256, "cannot run: ", strerror(spawned), NULL);
     return -1;
   }
-  size_t len = copy_out(err, false, scan, sizeof scan);
-  bool failed = !received &&
-                ((WIFSIGNALED(status)) ||
-                 (WIFEXITED(status) && WEXITSTATUS(status) != 0 && own_message(scan, len, reason)));
+  /* Only a failed run's stderr is read for sccache's own message (a hit reads nothing twice). */
+  bool failed = !received && (WIFSIGNALED(status) ||
+                              (WIFEXITED(status) && WEXITSTATUS(status) != 0 &&
+                               own_message(scan, read_start(err, scan, sizeof scan), reason)));
   if (failed && WIFSIGNALED(status))
     concat(reason,
            256,
@@ -118,7 +121,7 @@ int run_cache_tool(const char* path, char** argv, char** env, char reason[256]) 
     close(err);
     return -1;
   }
-  copy_out(err, true, NULL, 0);
+  write_out(err);
   close(err);
   if (received) {
     signal(received, SIG_DFL);

@@ -431,11 +431,8 @@ static bool own_sccache_server(const char** why) {
   const char* entry = sccache_server_entry(why);
   if (*why)
     return false;
-  if (entry) {
-    long at = find_env(entry, (size_t)(strchr(entry, '=') - entry) + 1);
-    if (at >= 0)
-      cache_env[at] = (char*)entry; /* an old port default of the config: the user's own wins */
-    else if (!push_env((char*)entry))
+  if (entry) { /* none when the user named a server: sccache_server_entry */
+    if (!push_env((char*)entry))
       return false;
     cache_env[cache_env_count] = NULL;
   }

@@ -116,13 +116,17 @@ expect_callers_rights() {
   [ ! -e "$MU_ROOT/root-only/planted.o" ] || fail "$MU_ROOT/root-only/planted.o was created"
 }
 
-# The users that run sccache servers the shims of P started (SHIMCTL_SCCACHE_SERVER_OF).
-server_owners() {
+# The sccache servers the shims of P started (SHIMCTL_SCCACHE_SERVER_OF), and their users.
+server_pids() {
   local pid
   for pid in $(pgrep -x sccache); do
     { tr '\0' '\n' <"/proc/$pid/environ"; } 2>/dev/null | grep -qxF "SHIMCTL_SCCACHE_SERVER_OF=$P/.shimctl" &&
-      stat -c %U "/proc/$pid"
-  done | sort | paste -sd ' '
+      echo "$pid"
+  done
+}
+server_owners() {
+  local pid
+  for pid in $(server_pids); do stat -c %U "/proc/$pid"; done | sort | paste -sd ' '
 }
 
 # user_events USER: that user's own events log of P (written where P's own is not writable).
@@ -299,12 +303,9 @@ EOF
   cp slow.cpp "$MU_ROOT/ref-root/"
   (cd "$MU_ROOT/ref-root" && SHIMCTL_DISABLE=1 "$P/llvm/bin/clang++" -c slow.cpp -o slow.o) ||
     fail "uncached compile"
-  local server_pid p
-  for p in $(pgrep -x sccache); do
-    { tr '\0' '\n' <"/proc/$p/environ"; } 2>/dev/null | grep -qxF "SHIMCTL_SCCACHE_SERVER_OF=$P/.shimctl" &&
-      server_pid=$p
-  done
-  [ -n "${server_pid:-}" ] || fail "no server of root's after the first compile"
+  local server_pid
+  server_pid=$(server_pids | tail -1)
+  [ -n "$server_pid" ] || fail "no server of root's after the first compile"
   "$P/llvm/bin/clang++" -c slow.cpp -o slow.o >"$TEST_DIR/slow.out" 2>&1 &
   local compile=$!
   wait_until 30 "the server's compile of slow.cpp" pgrep -P "$server_pid" -f slow.cpp >/dev/null
