@@ -75,6 +75,40 @@ static bool own_message(const char* text, size_t len, char reason[256]) {
   return false;
 }
 
+int spawn_and_wait(const char* path,
+                   char** argv,
+                   char** env,
+                   const posix_spawn_file_actions_t* actions,
+                   int* status) {
+  struct sigaction forward = { .sa_handler = pass_on }, old[4];
+  const int signals[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
+  for (int i = 0; i < 4; i++)
+    sigaction(signals[i], &forward, &old[i]);
+  pid_t pid;
+  int spawned = posix_spawn(&pid, path, actions, NULL, argv, env);
+  *status = 0;
+  if (spawned == 0) {
+    child = pid;
+    if (received)
+      kill(pid, received);
+    while (waitpid(pid, status, 0) < 0 && errno == EINTR)
+      continue;
+  }
+  for (int i = 0; i < 4; i++)
+    sigaction(signals[i], &old[i], NULL);
+  return spawned;
+}
+
+int passed_on_status(int status) {
+  int sig = received ? received : WIFSIGNALED(status) ? WTERMSIG(status) : 0;
+  if (sig) {
+    signal(sig, SIG_DFL);
+    raise(sig);
+    return 128 + sig;
+  }
+  return WEXITSTATUS(status);
+}
+
 int run_cache_tool(const char* path, char** argv, char** env, char reason[256]) {
   static char scan[65536];
   int err = memfd_create("shimctl-cache-stderr", MFD_CLOEXEC);
@@ -85,23 +119,9 @@ int run_cache_tool(const char* path, char** argv, char** env, char reason[256]) 
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_adddup2(&actions, err, 2);
-  struct sigaction forward = { .sa_handler = pass_on }, old[4];
-  const int signals[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
-  for (int i = 0; i < 4; i++)
-    sigaction(signals[i], &forward, &old[i]);
-  pid_t pid;
-  int spawned = posix_spawn(&pid, path, &actions, NULL, argv, env);
+  int status;
+  int spawned = spawn_and_wait(path, argv, env, &actions, &status);
   posix_spawn_file_actions_destroy(&actions);
-  int status = 0;
-  if (spawned == 0) {
-    child = pid;
-    if (received)
-      kill(pid, received);
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-      continue;
-  }
-  for (int i = 0; i < 4; i++)
-    sigaction(signals[i], &old[i], NULL);
   if (spawned != 0) {
     close(err);
     concat(reason, 256, "cannot run: ", strerror(spawned), NULL);

@@ -9,7 +9,8 @@
  *
  * Files: main.c (this: the decisions, the cache tool's environment and arguments), sys.c (every
  * system call), identity_guard.c (the fingerprint for the key), sccache_server.c (a running sccache
- * server before sccache is exec'd), probe_memo.c, and the pure parts in the library
+ * server before sccache is exec'd), cache_run.c (the cache tool as a child), own_depfile.c (a
+ * depfile for ccache's depend mode), probe_memo.c, and the pure parts in the library
  * shimctl-shim-formats: config.c, identity_snapshot.c (formats.h), target_key.c, text.c. */
 #define _GNU_SOURCE
 #include "probe_memo.h"
@@ -47,6 +48,12 @@ static bool keyed_by_identity; /* compiler_check_entry goes to the cache tool (d
 static char compiler_check_entry[] = "CCACHE_COMPILERCHECK=string:shimctl-"
                                      "................................";
 static char target_key_text[TARGET_KEY_MAX];
+/* How ccache's depend mode meets this call (plan_depend_mode). */
+enum depend_plan { DEPEND_AS_SET, DEPEND_OFF, DEPEND_OWN_FILE };
+static enum depend_plan depend_plan;
+static char own_depfile[PATH_MAX];
+static char nodepend_entry[] = "CCACHE_NODEPEND=1";
+static char depend_mode_entry[] = "CCACHE_DEPEND=1";
 static struct target_key target_key = { target_key_text, sizeof target_key_text, 0 };
 
 /* The compiler entry for the invoked name: its own, its alias's, or else N's.
@@ -241,6 +248,8 @@ static bool build_cache_environment(void) {
     if (d->kind != SHIMCTL_SETENV && d->kind != SHIMCTL_APPENDENV)
       continue;
     char* entry = (char*)d->u.env; /* execve does not write it */
+    if (depend_plan == DEPEND_OFF && strcmp(entry, depend_mode_entry) == 0)
+      continue;
     size_t name_len = (size_t)(strchr(entry, '=') - entry) + 1;
     long at = find_env(entry, name_len);
     if (at < 0 && d->kind == SHIMCTL_SETENV && overridden_by_negation(entry))
@@ -256,6 +265,8 @@ static bool build_cache_environment(void) {
     }
   }
   if (shim.config.cache_is_ccache && !push_build_root_base_dir())
+    return false;
+  if (depend_plan == DEPEND_OFF && !push_env(nodepend_entry))
     return false;
   if (keyed_by_identity &&
       !push_env(target_key.len ? with_target_key(compiler_check_entry) : compiler_check_entry))
@@ -349,17 +360,54 @@ static char** compile_arguments(int argc, char** argv, char* extra) {
   return own_argv;
 }
 
+/* The cache tool's arguments: the compiler, ARGV's arguments, and the shim's own depfile. */
 static bool build_cache_arguments(char** argv, char* compiler) {
+  static char md[] = "-MD", mf[] = "-MF";
   size_t n = 0;
   cache_argv[n++] = (char*)shim.config.cache_path;
   cache_argv[n++] = compiler;
   for (int i = 1; argv[i]; i++) {
-    if (n + 1 >= MAX_ARGS)
+    if (n + 4 >= MAX_ARGS)
       return false;
     cache_argv[n++] = argv[i];
   }
+  if (depend_plan == DEPEND_OWN_FILE) {
+    cache_argv[n++] = md;
+    cache_argv[n++] = mf;
+    cache_argv[n++] = own_depfile;
+  }
   cache_argv[n] = NULL;
   return true;
+}
+
+/* The config gives ccache its depend mode (CCACHE_DEPEND=1; every install since depend mode). */
+static bool config_sets_depend_mode(void) {
+  for (size_t i = 0; i < shim.config.count; i++) {
+    const struct shimctl_directive* d = &shim.config.list[i];
+    if (d->kind == SHIMCTL_SETENV && strcmp(d->u.env, depend_mode_entry) == 0)
+      return true;
+  }
+  return false;
+}
+
+/* ccache's depend mode reads the compiler's depfile instead of running the preprocessor before a
+ * miss. A compile that names no depfile gets one of the shim's own (own_depfile.c), so that no
+ * call shape pays for preprocessing; a device-only compile, for which clang writes none, runs
+ * without depend mode (else ccache would compile twice). The user's own CCACHE_DEPEND or
+ * CCACHE_NODEPEND wins, and nvcc, a response file (it may name a depfile), -S and several sources
+ * keep the configured mode. */
+static enum depend_plan plan_depend_mode(const struct shimctl_compiler* compiler,
+                                         const struct call_traits* call) {
+  if (!shim.config.cache_is_ccache || getenv("CCACHE_DEPEND") || getenv("CCACHE_NODEPEND") ||
+      !config_sets_depend_mode())
+    return DEPEND_AS_SET;
+  if (call->device_only)
+    return DEPEND_OFF;
+  if (!call->object_compile || !call->source || call->names_dependencies ||
+      call->response_file || starts_with(base_name(compiler->name), "nvcc") ||
+      (call->output && strcmp(call->output, "-") == 0))
+    return DEPEND_AS_SET;
+  return own_depfile_path(own_depfile) ? DEPEND_OWN_FILE : DEPEND_AS_SET;
 }
 
 /* ---- ccache's directory configuration files ---------------------------------------------
@@ -520,6 +568,12 @@ int main(int argc, char** argv) {
   }
   if (shim.trace && target_key.len)
     say("target key ", target_key.buf, NULL);
+  depend_plan = plan_depend_mode(compiler, &call);
+  if (shim.trace && depend_plan != DEPEND_AS_SET)
+    say(depend_plan == DEPEND_OFF ? "device-only: no depend mode"
+                                  : "depend mode with the shim's depfile ",
+        depend_plan == DEPEND_OFF ? "" : own_depfile,
+        NULL);
   if (build_cache_environment() &&
       build_cache_arguments(args, compiler_for_cache(argv0, invoked, known))) {
     const char* unpinned = NULL;
@@ -556,7 +610,16 @@ int main(int argc, char** argv) {
         say("sccache failed (", reason, "): compiling uncached", NULL);
       exec_original(real, compiler->name, args);
     }
-    execve(shim.config.cache_path, cache_argv, cache_env);
+    if (depend_plan == DEPEND_OWN_FILE) { /* ccache as a child: the depfile goes after it */
+      int status;
+      int spawned = spawn_and_wait(shim.config.cache_path, cache_argv, cache_env, NULL, &status);
+      unlink(own_depfile);
+      if (spawned == 0)
+        return passed_on_status(status);
+      errno = spawned;
+    } else {
+      execve(shim.config.cache_path, cache_argv, cache_env);
+    }
     const char* reason = strerror(errno);
     log_event("cache-missing", reason);
     STRICT_FAIL("cache tool ", shim.config.cache_path, " cannot run: ", reason);

@@ -8,6 +8,7 @@
 #include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <spawn.h>
 #include <sys/types.h>
 
 #define STRICT_HINT " (SHIMCTL_STRICT=1; unset it to compile without the cache)"
@@ -79,6 +80,23 @@ bool sccache_server_ready(const char* sccache, char** env, size_t env_count, con
  * uncached. A termination signal the shim receives goes to the child, and the shim then dies of
  * it too. */
 int run_cache_tool(const char* path, char** argv, char** env, char reason[256]);
+/* Runs PATH (ARGV, ENV; ACTIONS may be NULL) as a child and waits for it, passing the termination
+ * signals the shim receives on to it. Returns posix_spawn's result; *STATUS: the wait status. */
+int spawn_and_wait(const char* path,
+                   char** argv,
+                   char** env,
+                   const posix_spawn_file_actions_t* actions,
+                   int* status);
+/* The child's end (STATUS) as the shim's own: dies of the signal it passed on or the child died
+ * of, as if the child had been exec'd; else returns the exit code. */
+int passed_on_status(int status);
+
+/* ---- own_depfile.c ---------------------------------------------------------------------- */
+/* A dependency file of the shim's own for a compile that names none, so that ccache can use its
+ * depend mode (no preprocessor run on a miss): a fresh path in the user's private runtime
+ * directory into OUT, after removing what earlier shims that were killed left there. False
+ * when there is no private directory. */
+bool own_depfile_path(char out[PATH_MAX]);
 
 /* ---- identity_guard.c ------------------------------------------------------------------- */
 /* Puts the first FINGERPRINT_KEY_LEN digits of the toolchain's current fingerprint at KEY;

@@ -123,9 +123,32 @@ static void language(struct call_traits* c, const char* name) {
     c->other_language = true;
 }
 
-/* What one option (not an option's value) says: -xhip, -cuid=, -fuse-cuid=, -o<file>. */
+/* ARG asks for a dependency file or list (clang/gcc spellings): the compile names its own, or
+ * preprocesses only. */
+static bool dependency_option(const char* arg) {
+  return (arg[1] == 'M' && arg[2] != '\0') || strcmp(arg, "-M") == 0 ||
+         starts_with(arg, "-Wp,-M") || starts_with(arg, "--write-dependencies") ||
+         starts_with(arg, "--write-user-dependencies") || starts_with(arg, "--dependencies") ||
+         starts_with(arg, "--user-dependencies");
+}
+
+/* ARG compiles for the GPU only: clang writes no dependency file for such a compile (clang-21;
+ * clang-15 does), so ccache's depend mode would run the compiler a second time. */
+static bool device_only_option(const char* arg) {
+  return strcmp(arg, "--cuda-device-only") == 0 || strcmp(arg, "--offload-device-only") == 0 ||
+         strcmp(arg, "--genco") == 0;
+}
+
+/* What one option (not an option's value) says: -xhip, -cuid=, -fuse-cuid=, -o<file>, -c,
+ * dependency files, device-only. */
 static void option_traits(struct call_traits* c, const char* arg) {
-  if (starts_with(arg, "-x") && arg[2] != '\0')
+  if (strcmp(arg, "-c") == 0)
+    c->object_compile = true;
+  else if (dependency_option(arg))
+    c->names_dependencies = true;
+  else if (device_only_option(arg))
+    c->device_only = true;
+  else if (starts_with(arg, "-x") && arg[2] != '\0')
     language(c, arg + 2);
   else if (starts_with(arg, "-cuid=") || starts_with(arg, "-fuse-cuid="))
     c->cuid_given = true;
@@ -164,8 +187,7 @@ const char* call_kind_counter(enum call_kind kind) {
 }
 
 struct call_traits traits_of(int argc, char** argv, const char* amdgpu, const char* append) {
-  struct call_traits c = { TARGET_DEFAULT, false, false, CALL_NO_INPUT, NULL,
-                           NULL,           false, false, false };
+  struct call_traits c = { .target = TARGET_DEFAULT, .kind = CALL_NO_INPUT };
   bool preprocesses = false, compiles = false, inputs = false;
   int sources = 0;
   bool is_value = false; /* argv[i] is the value of the option before it */
@@ -186,6 +208,7 @@ struct call_traits traits_of(int argc, char** argv, const char* amdgpu, const ch
       preprocesses = true;
     } else if (argv[i][0] == '@') {
       compiles = true; /* a response file may say -c: the cache tool reads it and decides */
+      c.response_file = true;
     } else if (compile_only(argv[i])) {
       compiles = true;
     } else if (argv[i][0] != '-' && argv[i][0] != '\0') {

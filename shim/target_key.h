@@ -47,6 +47,11 @@ struct call_traits {
   bool hip_source;     /* -x hip, or a .hip source */
   bool other_language; /* -x with another language */
   bool cuid_given;     /* -cuid= or -fuse-cuid= */
+  /* For ccache's depend mode (main.c): */
+  bool object_compile;     /* -c */
+  bool names_dependencies; /* -MD, -MMD, -MF, -M, -Wp,-MD,..., --write-dependencies, ... */
+  bool device_only;        /* --cuda-device-only, --offload-device-only, hipcc's --genco */
+  bool response_file;      /* an @file argument: it may say any of the above */
 };
 
 /* The shim passes its -cuid= to a compile of ONE HIP source (HIPCC: the compiler is hipcc,

@@ -78,6 +78,27 @@ TEST_CASE("traits_of: what the call produces, and the stats-log counter of each 
   CHECK(std::string(call_kind_counter(CALL_NO_INPUT)) == "no_input_file");
 }
 
+TEST_CASE("traits_of: what ccache's depend mode needs (a -c compile, its depfile, device-only)") {
+  auto plain = traits({ "--offload-arch=gfx90a", "-c", "k.hip", "-o", "k.o" });
+  CHECK(plain.object_compile);
+  CHECK_FALSE(plain.names_dependencies);
+  CHECK_FALSE(plain.device_only);
+  CHECK_FALSE(plain.response_file);
+  CHECK(traits({ "-c", "k.hip", "-MD", "-MF", "k.d" }).names_dependencies);
+  CHECK(traits({ "-c", "k.hip", "-MMD" }).names_dependencies);
+  CHECK(traits({ "-c", "k.hip", "-Wp,-MD,k.d" }).names_dependencies);
+  CHECK(traits({ "-c", "k.hip", "--write-dependencies" }).names_dependencies);
+  CHECK(traits({ "-M", "k.hip" }).names_dependencies);
+  CHECK_FALSE(traits({ "-c", "k.hip", "-mcumode" }).names_dependencies); // -m is not -M
+  CHECK(traits({ "-x", "hip", "--cuda-device-only", "-c", "k.hip" }).device_only);
+  CHECK(traits({ "-x", "hip", "--offload-device-only", "-c", "k.hip" }).device_only);
+  CHECK(traits({ "--genco", "k.hip", "-o", "k.co" }).device_only);
+  CHECK_FALSE(traits({ "-x", "hip", "--cuda-host-only", "-c", "k.hip" }).device_only);
+  CHECK(traits({ "-c", "k.hip", "@more.rsp" }).response_file);
+  CHECK_FALSE(traits({ "-S", "k.hip" }).object_compile);
+  CHECK_FALSE(traits({ "-I", "-c", "k.hip" }).object_compile); // -c is -I's value here
+}
+
 TEST_CASE("wants_cuid: one HIP source compiled, no CUID of the user's") {
   auto cuid = [](std::vector<std::string> args, bool hipcc = false) {
     Call call(std::move(args));
