@@ -49,7 +49,7 @@ static char compiler_check_entry[] = "CCACHE_COMPILERCHECK=string:shimctl-"
                                      "................................";
 static char target_key_text[TARGET_KEY_MAX];
 /* How ccache's depend mode meets this call (plan_depend_mode). */
-enum depend_plan { DEPEND_AS_SET, DEPEND_OFF, DEPEND_OWN_FILE };
+enum depend_plan { DEPEND_AS_SET, DEPEND_OFF, DEPEND_OWN_FILE, DEPEND_UNCACHED };
 static enum depend_plan depend_plan;
 static char own_depfile[PATH_MAX];
 static char nodepend_entry[] = "CCACHE_NODEPEND=1";
@@ -392,14 +392,19 @@ static bool config_sets_depend_mode(void) {
 
 /* ccache's depend mode reads the compiler's depfile instead of running the preprocessor before a
  * miss. A compile that names no depfile gets one of the shim's own (own_depfile.c), so that no
- * call shape pays for preprocessing; a device-only compile, for which clang writes none, runs
- * without depend mode (else ccache would compile twice). The user's own CCACHE_DEPEND or
- * CCACHE_NODEPEND wins, and nvcc, a response file (it may name a depfile), -S and several sources
- * keep the configured mode. */
+ * call shape pays for preprocessing. A device-only compile runs without depend mode: clang-21
+ * writes no depfile there (clang-15 does), and ccache would compile a second time. One that names
+ * a depfile all the same runs uncached: ccache 4.14 compiles a second time when the depfile it
+ * was promised is missing, in either mode. The user's own CCACHE_DEPEND or CCACHE_NODEPEND wins
+ * otherwise, and nvcc, a response file (it may name a depfile), -S and several sources keep the
+ * configured mode. */
 static enum depend_plan plan_depend_mode(const struct shimctl_compiler* compiler,
                                          const struct call_traits* call) {
-  if (!shim.config.cache_is_ccache || getenv("CCACHE_DEPEND") || getenv("CCACHE_NODEPEND") ||
-      !config_sets_depend_mode())
+  if (!shim.config.cache_is_ccache)
+    return DEPEND_AS_SET;
+  if (call->device_only && call->names_dependencies)
+    return DEPEND_UNCACHED;
+  if (getenv("CCACHE_DEPEND") || getenv("CCACHE_NODEPEND") || !config_sets_depend_mode())
     return DEPEND_AS_SET;
   if (call->device_only)
     return DEPEND_OFF;
@@ -569,11 +574,16 @@ int main(int argc, char** argv) {
   if (shim.trace && target_key.len)
     say("target key ", target_key.buf, NULL);
   depend_plan = plan_depend_mode(compiler, &call);
-  if (shim.trace && depend_plan != DEPEND_AS_SET)
-    say(depend_plan == DEPEND_OFF ? "device-only: no depend mode"
-                                  : "depend mode with the shim's depfile ",
-        depend_plan == DEPEND_OFF ? "" : own_depfile,
-        NULL);
+  if (depend_plan == DEPEND_UNCACHED) {
+    record_uncached_call("device_only_depfile");
+    if (shim.trace)
+      say("device-only with a depfile (ccache would compile twice): uncached", NULL);
+    exec_original(real, compiler->name, args);
+  }
+  if (shim.trace && depend_plan == DEPEND_OFF)
+    say("device-only: no depend mode", NULL);
+  if (shim.trace && depend_plan == DEPEND_OWN_FILE)
+    say("depend mode with the shim's depfile ", own_depfile, NULL);
   if (build_cache_environment() &&
       build_cache_arguments(args, compiler_for_cache(argv0, invoked, known))) {
     const char* unpinned = NULL;
