@@ -39,8 +39,7 @@ static size_t read_start(int fd, char* text, size_t cap) {
   return len;
 }
 
-/* Writes the whole memory file FD to stderr. */
-static void write_out(int fd) {
+void copy_out(int fd, int to) {
   static char buf[65536];
   ssize_t n;
   off_t at = 0;
@@ -49,7 +48,7 @@ static void write_out(int fd) {
       continue;
     at += n;
     for (ssize_t done = 0; done < n;) {
-      ssize_t w = write(2, buf + done, (size_t)(n - done));
+      ssize_t w = write(to, buf + done, (size_t)(n - done));
       if (w < 0 && errno == EINTR)
         continue;
       if (w <= 0)
@@ -141,7 +140,7 @@ int run_cache_tool(const char* path, char** argv, char** env, char reason[256]) 
     close(err);
     return -1;
   }
-  write_out(err);
+  copy_out(err, 2);
   close(err);
   if (received) {
     signal(received, SIG_DFL);

@@ -10,9 +10,11 @@
  * Files: main.c (this: the decisions, the cache tool's environment and arguments), sys.c (every
  * system call), identity_guard.c (the fingerprint for the key), sccache_server.c (a running sccache
  * server before sccache is exec'd), cache_run.c (the cache tool as a child), own_depfile.c (a
- * depfile for ccache's depend mode), probe_memo.c, and the pure parts in the library
- * shimctl-shim-formats: config.c, identity_snapshot.c (formats.h), target_key.c, text.c. */
+ * depfile for ccache's depend mode), call_memo.c (probe calls answered once), probe_memo.c, and the
+ * pure parts in the library shimctl-shim-formats: config.c, identity_snapshot.c (formats.h),
+ * target_key.c, text.c. */
 #define _GNU_SOURCE
+#include "call_memo.h"
 #include "probe_memo.h"
 #include "shim.h"
 #include "target_key.h"
@@ -20,6 +22,8 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #ifndef SHIMCTL_SHIM_VERSION
@@ -408,8 +412,8 @@ static enum depend_plan plan_depend_mode(const struct shimctl_compiler* compiler
     return DEPEND_AS_SET;
   if (call->device_only)
     return DEPEND_OFF;
-  if (!call->object_compile || !call->source || call->names_dependencies ||
-      call->response_file || starts_with(base_name(compiler->name), "nvcc") ||
+  if (!call->object_compile || !call->source || call->names_dependencies || call->response_file ||
+      starts_with(base_name(compiler->name), "nvcc") ||
       (call->output && strcmp(call->output, "-") == 0))
     return DEPEND_AS_SET;
   return own_depfile_path(own_depfile) ? DEPEND_OWN_FILE : DEPEND_AS_SET;
@@ -492,6 +496,30 @@ static bool own_sccache_server(const char** why) {
   return sccache_server_ready(shim.config.cache_path, cache_env, cache_env_count, why);
 }
 
+/* stdin holds nothing: /dev/null or an empty file (a pipe may hold a source). */
+static bool stdin_is_empty(void) {
+  struct stat st;
+  return fstat(0, &st) == 0 && ((S_ISCHR(st.st_mode) && st.st_rdev == makedev(1, 3)) ||
+                                (S_ISREG(st.st_mode) && st.st_size == 0));
+}
+
+/* A probe call (is_memoisable_probe: aiter's `hipcc FLAG -x hip -E -P /dev/null -o /dev/null`)
+ * answered once per toolchain, arguments and environment (call_memo.c): the exit code to pass
+ * on, or -1 when it is no such call or cannot be memoised (no identity: the original runs). */
+static int answer_probe(const char* real,
+                        const struct shimctl_compiler* compiler,
+                        struct call_traits call,
+                        int argc,
+                        char** argv) {
+  char identity[FINGERPRINT_KEY_LEN + 1];
+  if (call.kind != CALL_PREPROCESS || !shim.config.identity_helper ||
+      !is_memoisable_probe(argc, argv, stdin_is_empty()) || !know_identity(identity) ||
+      !build_target_key(compiler, call))
+    return -1;
+  identity[FINGERPRINT_KEY_LEN] = '\0';
+  return answer_probe_call(real, identity, target_key.buf, argc, argv);
+}
+
 /* With SHIMCTL_STRICT=1: prints the parts and exits 1. Otherwise returns. */
 #define STRICT_FAIL(...)                                                                           \
   do {                                                                                             \
@@ -550,6 +578,9 @@ int main(int argc, char** argv) {
     if (shim.config.cache_is_ccache)
       record_uncached_call(call_kind_counter(call.kind));
     putenv(active_entry); /* hipcc's own clang++ call (a shim too) passes straight through */
+    int answered = answer_probe(real, compiler, call, argc, args);
+    if (answered >= 0)
+      return answered;
     exec_original(real, compiler->name, args);
   }
 

@@ -82,12 +82,7 @@ bool own_depfile_path(char out[PATH_MAX]) {
     return false;
   concat(prefix, sizeof prefix, "dep-", pid_namespace(ns), "-", NULL);
   sweep(dir, prefix);
-  return concat(out,
-                PATH_MAX,
-                dir,
-                "/",
-                prefix,
-                shimctl_decimal((unsigned)getpid(), pid),
-                ".d",
-                NULL) < PATH_MAX;
+  return concat(
+           out, PATH_MAX, dir, "/", prefix, shimctl_decimal((unsigned)getpid(), pid), ".d", NULL) <
+         PATH_MAX;
 }

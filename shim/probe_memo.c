@@ -148,9 +148,7 @@ static bool read_memo(const char* path,
   return true;
 }
 
-/* mkdir -p of PATH[0..DIR_LEN) (new levels 0700); false unless the memo directory itself is a
- * directory of this user that nobody else may write (no symlink: lstat). */
-static bool own_memo_dir(char* path, size_t dir_len) {
+bool own_memo_dir(char* path, size_t dir_len) {
   char saved = path[dir_len];
   path[dir_len] = '\0';
   bool ok = true;

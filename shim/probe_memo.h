@@ -11,6 +11,10 @@
  * depends on changed, else by running it (and keeping a successful answer). */
 bool run_probe_memoised(const char* probe, char* out, size_t cap, size_t* len, int* status);
 
+/* mkdir -p of PATH[0..DIR_LEN) (new levels 0700); false unless that directory is this user's
+ * and nobody else may write it (no symlink). */
+bool own_memo_dir(char* path, size_t dir_len);
+
 /* Appends ";NAME=VALUE" for each variable that changes which GPUs a probe sees and is set. */
 bool key_visibility(struct target_key* key);
 

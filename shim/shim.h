@@ -87,6 +87,8 @@ int spawn_and_wait(const char* path,
                    char** env,
                    const posix_spawn_file_actions_t* actions,
                    int* status);
+/* Writes the whole memory file FD to the descriptor TO. */
+void copy_out(int fd, int to);
 /* The child's end (STATUS) as the shim's own: dies of the signal it passed on or the child died
  * of, as if the child had been exec'd; else returns the exit code. */
 int passed_on_status(int status);

@@ -236,6 +236,93 @@ struct call_traits traits_of(int argc, char** argv, const char* amdgpu, const ch
   return c;
 }
 
+/* ARG reads a file, names a directory to search, or writes a file besides the output. */
+static bool reads_files(const char* arg) {
+  static const char* const prefixes[] = { "@",
+                                          "-include",
+                                          "-imacros",
+                                          "--include",
+                                          "--config",
+                                          "-fprofile",
+                                          "-fsanitize-",
+                                          "-fxray-",
+                                          "-I",
+                                          "-isystem",
+                                          "-iquote",
+                                          "-idirafter",
+                                          "-iprefix",
+                                          "-iwithprefix",
+                                          "-isysroot",
+                                          "-cxx-isystem",
+                                          "--sysroot",
+                                          "-B",
+                                          "--gcc-",
+                                          "--rocm-",
+                                          "--hip-path",
+                                          "--hip-device-lib",
+                                          "--cuda-path",
+                                          "--libomptarget",
+                                          "-fplugin",
+                                          "-fpass-plugin",
+                                          "-load",
+                                          "-plugin",
+                                          "-add-plugin",
+                                          "-Wp,",
+                                          "-Xpreprocessor",
+                                          "-fmodule",
+                                          "-fprebuilt",
+                                          "-fembed",
+                                          "--embed-dir",
+                                          "-resource-dir",
+                                          "-F",
+                                          "-ivfsoverlay",
+                                          "-fcoverage",
+                                          "-ftime-trace",
+                                          "-fcrash-diagnostics",
+                                          "-save-temps",
+                                          "--save-temps",
+                                          "-M",
+                                          "--write-",
+                                          "--dependencies",
+                                          "--user-dependencies",
+                                          "-Xarch",
+                                          "-fproc-stat-report",
+                                          "-specs",
+                                          "--specs",
+                                          "-fbasic-block-sections=",
+                                          "-fuse-cuid=",
+                                          NULL };
+  for (int i = 0; prefixes[i]; i++)
+    if (starts_with(arg, prefixes[i]))
+      return true;
+  return false;
+}
+
+bool is_memoisable_probe(int argc, char** argv, bool stdin_empty) {
+  bool preprocesses = false, inputs = false;
+  for (int i = 1; i < argc; i++) {
+    const char* arg = argv[i];
+    if (strcmp(arg, "-o") == 0 || (starts_with(arg, "-o") && arg[2] != '\0')) {
+      const char* out = arg[2] ? arg + 2 : i + 1 < argc ? argv[++i] : "";
+      if (strcmp(out, "/dev/null") != 0 && strcmp(out, "-") != 0)
+        return false;
+    } else if (strcmp(arg, "-E") == 0) {
+      preprocesses = true;
+    } else if (reads_files(arg)) {
+      return false;
+    } else if (arg[0] != '-' || strcmp(arg, "-") == 0) {
+      if (strcmp(arg, "/dev/null") != 0 && !(strcmp(arg, "-") == 0 && stdin_empty))
+        return false;
+      inputs = true;
+    } else if (takes_value(arg)) {
+      if (i + 1 >= argc || reads_files(argv[i + 1]))
+        return false;
+      i++;
+    }
+  }
+  return preprocesses && inputs;
+}
+
 bool key_host_cpu(struct target_key* key, char* info, size_t len) {
   static const char* const fields[] = {
     "vendor_id",   "cpu family", "model",    "model name",      "stepping",

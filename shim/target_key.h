@@ -67,6 +67,14 @@ struct call_traits traits_of(int argc,
                              const char* hcc_amdgpu_target,
                              const char* hipcc_compile_flags_append);
 
+/* A preprocess-only call of no file, as aiter probes each flag (hipcc FLAG -x hip -E -P /dev/null
+ * -o /dev/null): -E, every input /dev/null (or "-" with STDIN_EMPTY), the output /dev/null or
+ * stdout, and no option that reads a file or names a place to search for one (@file, -include,
+ * -I, --config, -fprofile-*, sanitizer lists, plugins, -M*, ...). Its answer (exit code, stdout,
+ * stderr) is a function of the toolchain, the arguments and the environment: the shim memoises
+ * it (call_memo.c). */
+bool is_memoisable_probe(int argc, char** argv, bool stdin_empty);
+
 /* Appends ";cpu=..." with what INFO (/proc/cpuinfo, LEN bytes, modified in place) says of the
  * first CPU that decides what -march=native means (vendor, family, model, name, cache size,
  * feature flags). */

@@ -99,6 +99,38 @@ TEST_CASE("traits_of: what ccache's depend mode needs (a -c compile, its depfile
   CHECK_FALSE(traits({ "-I", "-c", "k.hip" }).object_compile); // -c is -I's value here
 }
 
+namespace {
+bool probe(std::vector<std::string> args, bool stdin_empty = false) {
+  args.insert(args.begin(), "hipcc");
+  std::vector<char*> argv;
+  for (auto& a : args)
+    argv.push_back(a.data());
+  return is_memoisable_probe(static_cast<int>(argv.size()), argv.data(), stdin_empty);
+}
+} // namespace
+
+TEST_CASE("is_memoisable_probe: aiter's flag probes, and nothing that reads or writes a file") {
+  CHECK(probe({ "-mcumode", "-x", "hip", "-E", "-P", "/dev/null", "-o", "/dev/null" }));
+  CHECK(probe({ "-mllvm", "-amdgpu-kernarg-preload-count=16", "-x", "hip", "-E", "/dev/null" }));
+  CHECK(probe({ "-x", "hip", "-E", "-", "-o", "-" }, true));
+  CHECK(probe({ "-E", "-o/dev/null", "/dev/null", "-Xclang", "-fno-foo" }));
+  CHECK_FALSE(probe({ "-x", "hip", "-E", "-" }, false)); // stdin may hold a source
+  CHECK_FALSE(probe({ "-x", "hip", "-c", "/dev/null", "-o", "/dev/null" }));
+  CHECK_FALSE(probe({ "-x", "hip", "-E", "k.hip", "-o", "/dev/null" }));
+  CHECK_FALSE(probe({ "-x", "hip", "-E", "/dev/null", "-o", "k.i" }));
+  CHECK_FALSE(probe({ "-E", "/dev/null", "@flags.rsp" }));
+  CHECK_FALSE(probe({ "-E", "/dev/null", "-include", "h.h" }));
+  CHECK_FALSE(probe({ "-E", "/dev/null", "-I", "inc" }));
+  CHECK_FALSE(probe({ "-E", "/dev/null", "-Iinc" }));
+  CHECK_FALSE(probe({ "-E", "/dev/null", "--config=x.cfg" }));
+  CHECK_FALSE(probe({ "-E", "/dev/null", "-fprofile-use=x.profdata" }));
+  CHECK_FALSE(probe({ "-E", "/dev/null", "-fsanitize-ignorelist=x.txt" }));
+  CHECK_FALSE(probe({ "-E", "/dev/null", "-Xclang", "-load" }));
+  CHECK_FALSE(probe({ "-E", "/dev/null", "-MD", "-MF", "x.d" }));
+  CHECK_FALSE(probe({ "-E", "/dev/null", "--rocm-path=/opt/rocm" }));
+  CHECK_FALSE(probe({ "-x", "hip", "/dev/null", "-o", "/dev/null" })); // no -E
+}
+
 TEST_CASE("wants_cuid: one HIP source compiled, no CUID of the user's") {
   auto cuid = [](std::vector<std::string> args, bool hipcc = false) {
     Call call(std::move(args));

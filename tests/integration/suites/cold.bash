@@ -210,3 +210,67 @@ test_own_depfile_only_where_it_helps() {
   trace=$(SHIMCTL_SHIM_TRACE=1 "$P/bin/hipcc" --offload-arch=gfx90a -c k.hip -o k4.o 2>&1) || fail "plain compile failed"
   expect_contains "$trace" "depend mode with the shim's depfile $RUN/shimctl-run/dep-" "the plain compile's trace"
 }
+
+# probe_answer NAME ARGS...: runs hipcc ARGS (a probe call) into NAME.{out,err,rc}.
+probe_answer() {
+  local name=$1; shift
+  local rc=0
+  "$P/bin/hipcc" "$@" > "$TEST_DIR/$name.out" 2> "$TEST_DIR/$name.err" || rc=$?
+  echo "$rc" > "$TEST_DIR/$name.rc"
+}
+expect_same_answer() { # A B
+  local f
+  for f in out err rc; do
+    cmp -s "$TEST_DIR/$1.$f" "$TEST_DIR/$2.$f" ||
+      fail "$1 and $2 differ in $f: $(diff "$TEST_DIR/$1.$f" "$TEST_DIR/$2.$f" | head -5)"
+  done
+}
+# probe_source ARGS...: how the shim answered a probe call: "memo", "ran" (and kept) or "direct".
+probe_source() {
+  local trace
+  trace=$(SHIMCTL_SHIM_TRACE=1 "$P/bin/hipcc" "$@" 2>&1 >/dev/null)
+  case $trace in
+    *"probe call answered from the memo"*) echo memo ;;
+    *"probe call ran and was kept"*) echo ran ;;
+    *) echo direct ;;
+  esac
+}
+
+test_probe_calls_answered_once() {
+  TEST "aiter's flag probes (-E of /dev/null): answered once, same bytes and exit codes; toolchain, argument and variable changes re-run"
+  cold_setup
+  export XDG_CACHE_HOME=$TEST_DIR/xdg-cache
+  local ok=(-mcumode -x hip -E -P /dev/null -o /dev/null) bad=(-fno-such-flag-here -x hip -E -P /dev/null -o /dev/null)
+  local macros=(--offload-arch=gfx90a -x hip -E -dM /dev/null)
+  local args
+  for args in ok bad macros; do
+    local -n a=$args
+    SHIMCTL_DISABLE=1 probe_answer "$args.orig" "${a[@]}"
+    probe_answer "$args.first" "${a[@]}"
+    probe_answer "$args.memo" "${a[@]}"
+    expect_same_answer "$args.orig" "$args.first"
+    expect_same_answer "$args.orig" "$args.memo"
+    expect_eq memo "$(probe_source "${a[@]}")" "how the repeated $args probe was answered"
+  done
+  [ "$(cat "$TEST_DIR/bad.orig.rc")" -ne 0 ] || fail "the failing probe succeeded (the test does not test)"
+  [ -s "$TEST_DIR/bad.orig.err" ] || fail "the failing probe said nothing (the test does not test)"
+  grep -q __HIP__ "$TEST_DIR/macros.orig.out" || fail "-dM printed no HIP macros (the test does not test)"
+  # An argument changes: run again.
+  expect_eq ran "$(probe_source -mcumode -x hip -E -P /dev/null -o /dev/null -DX=1)" "a changed argument"
+  # A keyed variable changes the answer: run again, and the answer follows it.
+  HIPCC_COMPILE_FLAGS_APPEND=-DSHIMCTL_PROBE_VAR=7 probe_answer var.first "${macros[@]}"
+  HIPCC_COMPILE_FLAGS_APPEND=-DSHIMCTL_PROBE_VAR=7 SHIMCTL_DISABLE=1 probe_answer var.orig "${macros[@]}"
+  expect_same_answer var.orig var.first
+  grep -q 'SHIMCTL_PROBE_VAR 7' "$TEST_DIR/var.first.out" || fail "the keyed variable did not reach the answer"
+  expect_eq memo "$(HIPCC_COMPILE_FLAGS_APPEND=-DSHIMCTL_PROBE_VAR=7 probe_source "${macros[@]}")" "the variable's repeat"
+  # The toolchain changes (a device library's bytes): run again.
+  local lib
+  lib=$(ls "$P"/amdgcn/bitcode/oclc_*.bc | head -1)
+  printf 'x' >> "$lib"
+  expect_eq ran "$(probe_source "${ok[@]}")" "the probe after a toolchain change"
+  # SHIMCTL_DISABLE=1: no memo.
+  expect_eq direct "$(SHIMCTL_DISABLE=1 probe_source "${ok[@]}")" "with SHIMCTL_DISABLE=1"
+  # A probe of a file (not /dev/null) always runs.
+  : > empty.hip
+  expect_eq direct "$(probe_source -x hip -E -P empty.hip -o /dev/null)" "a probe of a file"
+}
