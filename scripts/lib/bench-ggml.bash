@@ -35,26 +35,31 @@ self=$(realpath "${BASH_SOURCE[0]}")
 repo=$(cd "$(dirname "$self")/../.." && pwd)
 NPM_PACKAGE=node-llama-cpp@3.21.1   # its llama/gitRelease.bundle: llama.cpp with ggml 0.23.0
 
-# The build set, as paths relative to ggml's source root. Cold at -j2 on 2 idle cores: about
-# 5-6 minutes. GGML_QUICK_SET: --quick.
+# The build set, as paths relative to ggml's source root: 39 TUs (11 C/C++, 16 ggml-cuda .cu, 12
+# template instances), about 1100 s of compiles one at a time on this 2-core machine under
+# another's load (nice 19), a cold -j2 build of about 5 minutes when idle. GGML_QUICK_SET: --quick.
 GGML_SET=(
   # plain C/C++ (ggml-base, ggml-cpu)
   src/ggml.c src/ggml-quants.c src/ggml-alloc.c src/ggml-backend.cpp src/gguf.cpp src/ggml-opt.cpp
   src/ggml-cpu/ggml-cpu.c src/ggml-cpu/ops.cpp src/ggml-cpu/vec.cpp src/ggml-cpu/quants.c
+  src/ggml-cpu/repack.cpp
   # ggml-cuda TUs compiled as HIP
   src/ggml-cuda/ggml-cuda.cu src/ggml-cuda/argmax.cu src/ggml-cuda/norm.cu src/ggml-cuda/softmax.cu
   src/ggml-cuda/rope.cu src/ggml-cuda/getrows.cu src/ggml-cuda/convert.cu src/ggml-cuda/cpy.cu
   src/ggml-cuda/binbcast.cu src/ggml-cuda/unary.cu src/ggml-cuda/mmvq.cu src/ggml-cuda/quantize.cu
-  src/ggml-cuda/scale.cu src/ggml-cuda/concat.cu
+  src/ggml-cuda/scale.cu src/ggml-cuda/concat.cu src/ggml-cuda/mmq.cu src/ggml-cuda/fattn.cu
   # template instances
   src/ggml-cuda/template-instances/mmq-instance-q4_0.cu
   src/ggml-cuda/template-instances/mmq-instance-q8_0.cu
   src/ggml-cuda/template-instances/mmq-instance-q4_k.cu
+  src/ggml-cuda/template-instances/mmq-instance-q6_k.cu
   src/ggml-cuda/template-instances/mmf-instance-ncols_1.cu
   src/ggml-cuda/template-instances/mmf-instance-ncols_8.cu
+  src/ggml-cuda/template-instances/mmf-instance-ncols_16.cu
   src/ggml-cuda/template-instances/fattn-vec-instance-f16-f16.cu
   src/ggml-cuda/template-instances/fattn-vec-instance-q8_0-q8_0.cu
   src/ggml-cuda/template-instances/fattn-tile-instance-dkq64-dv64.cu
+  src/ggml-cuda/template-instances/fattn-tile-instance-dkq128-dv128.cu
   src/ggml-cuda/template-instances/fattn-mma-f16-instance-ncols1_8-ncols2_1.cu
 )
 GGML_QUICK_SET=(src/ggml-alloc.c src/ggml-cuda/argmax.cu)
@@ -135,7 +140,7 @@ host_main() {
   fi
   "$repo/scripts/sid-run" "$sid_root" env SHIMCTL_BENCH_GGML_INSIDE=1 \
     GGML_BUILD_DIR="${GGML_BUILD_DIR:-$repo/build-ggml}" BENCH_GGML_ROUNDS="${BENCH_GGML_ROUNDS:-}" \
-    BENCH_GGML_JOBS="${BENCH_GGML_JOBS:-2}" BENCH_GGML_COMMIT="$(git -C "$repo" log -1 --format='%h %s' 2>/dev/null || echo unknown)" \
+    BENCH_GGML_JOBS="${BENCH_GGML_JOBS:-2}" BENCH_GGML_COMMIT="$(git -C "$repo" log -1 --format='%h %cs %s' 2>/dev/null | cut -c1-90 || echo unknown)" \
     bash "$self" --inside "$inner" "$quick"
   [ -n "$out" ] || out=$(mktemp -d /tmp/shimctl-bench-ggml.XXXXXX)
   mkdir -p "$out"
