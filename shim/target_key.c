@@ -156,8 +156,8 @@ static void option_traits(struct call_traits* c, const char* arg) {
     c->output = arg + 2;
 }
 
-bool wants_cuid(const struct call_traits* call, bool hipcc) {
-  if (call->kind != CALL_COMPILE || !call->source || call->cuid_given)
+bool compiles_hip(const struct call_traits* call, bool hipcc) {
+  if (!call->source)
     return false;
   if (call->hip_source)
     return true;
@@ -168,6 +168,10 @@ bool wants_cuid(const struct call_traits* call, bool hipcc) {
     if (ends_with(call->source, hip_by_hipcc[i]))
       return true;
   return false;
+}
+
+bool wants_cuid(const struct call_traits* call, bool hipcc) {
+  return call->kind == CALL_COMPILE && !call->cuid_given && compiles_hip(call, hipcc);
 }
 
 const char* call_kind_counter(enum call_kind kind) {

@@ -54,6 +54,10 @@ struct call_traits {
   bool response_file;      /* an @file argument: it may say any of the above */
 };
 
+/* CALL compiles one HIP source: -x hip, a .hip file, or (HIPCC: the compiler is hipcc) a
+ * .cpp/.cc/.cxx/.cu/.c++ source in no other -x language. */
+bool compiles_hip(const struct call_traits* call, bool hipcc);
+
 /* The shim passes its -cuid= to a compile of ONE HIP source (HIPCC: the compiler is hipcc,
  * which compiles .cpp/.cc/.cxx/.cu sources as HIP too) where the user named no CUID. */
 bool wants_cuid(const struct call_traits* call, bool hipcc);

@@ -155,10 +155,11 @@ test_killed_compile_leaves_nothing() {
   setsid "$P/bin/hipcc" --offload-arch=gfx90a -c k.hip -o k.o 2>/dev/null &
   local pid=$!
   wait_until 60 "the shim's depfile" sh -c "ls '$RUN/shimctl-run' 2>/dev/null | grep -q '^dep-'"
-  wait_until 60 "ccache's compile" pgrep -f "k[.]hip -o k[.]o -cuid" > /dev/null
+  # Only this test's processes: their command lines name its prefix (other suites run alongside).
+  wait_until 60 "ccache's compile" pgrep -f "$P/bin/hipcc .*k[.]hip -o k[.]o -cuid" > /dev/null
   kill -9 -- "-$pid"
   wait "$pid" 2>/dev/null
-  wait_until 60 "the job gone" sh -c "! pgrep -f 'k[.]hip -o k[.]o' > /dev/null"
+  wait_until 60 "the job gone" sh -c "! pgrep -f '$TEST_DIR/.*k[.]hip' > /dev/null"
   [ -n "$(find "$RUN" -name 'dep-*')" ] || fail "no depfile left to clean (the test does not test)"
   "$P/bin/hipcc" --offload-arch=gfx90a -c k.hip -o k.o || fail "the next compile failed"
   [ -z "$(find "$RUN" -name 'dep-*')" ] || fail "the next compile left the killed one's depfile: $(find "$RUN" -name 'dep-*')"
@@ -166,8 +167,8 @@ test_killed_compile_leaves_nothing() {
   sed -i 's/2.0f/4.0f/' h.h
   "$P/bin/hipcc" --offload-arch=gfx90a -c k.hip -o k.o 2>/dev/null &
   pid=$!
-  wait_until 60 "the compiler" pgrep -f "clang.*-cc1.*k[.]hip" > /dev/null
-  pkill -9 -f "clang.*-cc1.*k[.]hip"
+  wait_until 60 "the compiler" pgrep -f -- "-cc1 .*$TEST_DIR/.*k[.]hip" > /dev/null
+  pkill -9 -f -- "-cc1 .*$TEST_DIR/.*k[.]hip"
   local rc=0
   wait "$pid" || rc=$?
   [ "$rc" -ne 0 ] || fail "the shim succeeded although its compiler was killed"
