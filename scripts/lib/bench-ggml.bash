@@ -12,6 +12,8 @@
 #      (direct and preprocessed, from ccache's own statistics), every miss explained (the direct-mode
 #      inputs of the two directories' compiles, from ccache's debug files, diffed), and every object
 #      byte-compared with the first directory's;
+#   2b. control: the same from a third directory with ccache's base_dir off (what a cache behind
+#      CMake's launcher gets): the misses that embed the build path, explained the same way;
 #   3. touch: ggml.h and common.cuh touched, rebuilt: every rebuilt TU must hit;
 #   4. change: a declaration appended to common.cuh, rebuilt: the misses must be the TUs of the set
 #      that include it, as `ninja -t deps` says.
@@ -29,7 +31,7 @@
 # where the registry does not serve it, the llama.cpp tree (ggml in ggml/) that the npm package
 # node-llama-cpp ships as llama/gitRelease.bundle (pinned below). GGML.md names the one used.
 # Timings are `date +%s%N` around `ninja -jN TARGETS` (configure not included).
-set -euo pipefail
+set -eEuo pipefail  # -E: the ERR trap names the failing line inside functions too
 trap 'echo "bench-ggml: failed at line $LINENO: $BASH_COMMAND" >&2' ERR
 self=$(realpath "${BASH_SOURCE[0]}")
 repo=$(cd "$(dirname "$self")/../.." && pwd)
@@ -275,12 +277,13 @@ cold_rounds() {
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.3f", a / b; else print "n/a" }'; }
 median() { sort -n | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else print int((v[NR / 2] + v[NR / 2 + 1]) / 2) }'; }
 
-# phase_build KEY BUILD: a timed shim build of the set against CACHE, its statistics zeroed first,
-# each compile's outcome in ccache's stats log $W/KEY.statslog.
+# phase_build KEY BUILD [ENV...]: a timed shim build of the set against CACHE, its statistics
+# zeroed first, each compile's outcome in ccache's stats log $W/KEY.statslog.
 phase_build() {
   local key=$1 b=$2 ms
+  shift 2
   CCACHE_DIR=$CACHE ccache -z >/dev/null
-  ms=$(timed_build "$b" CCACHE_DIR="$CACHE" CCACHE_STATSLOG="$W/$key.statslog")
+  ms=$(timed_build "$b" CCACHE_DIR="$CACHE" CCACHE_STATSLOG="$W/$key.statslog" "$@")
   put "$key.ms" "$ms"
   put "$key.rebuilt" "$(grep -c '^\[' "$b.build.log" || true)"
   put_stats "$key" "$CACHE"
@@ -297,12 +300,14 @@ target_of() {
   done
 }
 
-# debug_inputs BUILD TARGET DEBUGDIR: TARGET's compile run again in BUILD (a hit by now) with
-# ccache's debug files in DEBUGDIR and no statistics; prints its direct-mode input text file.
+# debug_inputs BUILD TARGET DEBUGDIR [ENV...]: TARGET's compile run again in BUILD (a hit by now)
+# with ENV, ccache's debug files in DEBUGDIR and no statistics; prints its input text file.
 debug_inputs() {
   local b=$1 t=$2 d=$3 cmd
+  shift 3
   cmd=$(ninja -C "$b" -t commands "$t" | tail -1)
-  (cd "$b" && CCACHE_DIR=$CACHE CCACHE_DEBUG=1 CCACHE_DEBUGDIR=$d CCACHE_NOSTATS=1 bash -c "$cmd") </dev/null >/dev/null 2>&1 || true
+  (cd "$b" && env CCACHE_DIR="$CACHE" CCACHE_DEBUG=1 CCACHE_DEBUGDIR="$d" CCACHE_NOSTATS=1 "$@" bash -c "$cmd") \
+    </dev/null >/dev/null 2>&1 || true
   find "$d" -path "*/$t.*ccache-input-text" | sort | tail -1
 }
 
@@ -315,10 +320,12 @@ key_lines() {
 # rerun_hit INPUT_TEXT: the debug rerun that wrote INPUT_TEXT got its result from the cache.
 rerun_hit() { grep -q 'Succeeded getting cached result' "${1%.ccache-input-text}.ccache-log" 2>/dev/null; }
 
-# explain_misses KEY BUILD REF: for each miss of phase KEY in BUILD, what in its key differs from
-# the same target's compile in REF (ccache's direct-mode input text of both, diffed).
+# explain_misses KEY BUILD REF [ENV...]: for each miss of phase KEY in BUILD (built with ENV), what
+# in its key differs from the same target's compile in REF (ccache's direct-mode input text of
+# both, diffed).
 explain_misses() {
   local key=$1 b=$2 ref=$3 src t ta tb d n=0
+  shift 3
   : >"$W/$key.explained"
   while IFS= read -r src; do
     [ -n "$src" ] || continue
@@ -326,9 +333,11 @@ explain_misses() {
     t=$(target_of "$b" "$src")
     if [ -z "$t" ]; then echo "- \`$src\`: not a TU of the set" >>"$W/$key.explained"; continue; fi
     ta=$(debug_inputs "$ref" "$t" "$W/debug/$key/ref")
-    tb=$(debug_inputs "$b" "$t" "$W/debug/$key/new")
+    tb=$(debug_inputs "$b" "$t" "$W/debug/$key/new" "$@")
     d=
-    [ -z "$ta" ] || [ -z "$tb" ] || d=$(diff <(key_lines "$ta") <(key_lines "$tb") | sed -n 's/^</    -/p; s/^>/    +/p' | head -8)
+    if [ -n "$ta" ] && [ -n "$tb" ]; then  # diff exits 1 when they differ: not a failure here
+      d=$({ diff <(key_lines "$ta") <(key_lines "$tb") || true; } | sed -n 's/^</    -/p; s/^>/    +/p' | head -8)
+    fi
     { echo "- \`${t##*/}\` (- $ref, + $b):"
       if [ -z "$ta" ] || [ -z "$tb" ]; then echo "    no debug input text (ccache did not reach its direct mode)"
       elif [ -z "$d" ] && rerun_hit "$ta" && rerun_hit "$tb"; then
@@ -362,6 +371,20 @@ fresh_dir_phase() {
   compare_objects "$A" "$B"
   explain_misses fresh "$B" "$A"
   log "  fresh: $(($(get fresh.ms) / 1000)) s, $(get fresh.direct_cache_hit) direct + $(get fresh.preprocessed_cache_hit) preprocessed hits, $(get fresh.cache_miss) misses; objects: $(get fresh.cmp_same) identical, $(get fresh.cmp_differ) differ"
+}
+
+# control_phase: the fresh-directory step again from a third directory, with ccache's base_dir off
+# (CCACHE_BASEDIR set empty: the shim then sets none), as a cache behind CMake's launcher would
+# run: which TUs embed the build path in their key, and how the explanation shows it.
+control_phase() {
+  local c=$W/control/no-base-dir/build
+  mkdir -p "$W/control/no-base-dir"
+  log "control: a third directory against the warm cache, base_dir off"
+  configure "$PS" "$c"
+  resolve_targets "$c"
+  phase_build control "$c" CCACHE_BASEDIR=
+  explain_misses control "$c" "$A" CCACHE_BASEDIR=
+  log "  control: $(get control.direct_cache_hit) direct + $(get control.preprocessed_cache_hit) preprocessed hits, $(get control.cache_miss) misses"
 }
 
 # includers BUILD HEADER: the targets of the set that have HEADER among their `ninja -t deps` (the
@@ -444,6 +467,7 @@ report() {
     done
     echo "| cold medians: shim / no cache | $(sec cold.shim.median) / $(sec cold.plain.median) | | | | ratio $(ratio "$s" "$p") |"
     echo "| fresh build dir (other path), warm cache | $(sec fresh.ms) | $(get fresh.direct_cache_hit) | $(get fresh.preprocessed_cache_hit) | $(get fresh.cache_miss) | hits $(hit_pct fresh), $(pct "$(get fresh.direct_cache_hit)" "$(calls fresh)") direct; $(ratio "$s" "$(get fresh.ms)")x faster than cold shim, $(ratio "$p" "$(get fresh.ms)")x than no cache |"
+    echo "| control: a third dir, warm cache, base_dir off (CCACHE_BASEDIR=) | $(sec control.ms) | $(get control.direct_cache_hit) | $(get control.preprocessed_cache_hit) | $(get control.cache_miss) | hits $(hit_pct control): what a cache without base_dir gets |"
     echo "| touch ${TOUCH_HEADERS[*]} | $(sec touch.ms) | $(get touch.direct_cache_hit) | $(get touch.preprocessed_cache_hit) | $(get touch.cache_miss) | ninja rebuilt $(get touch.rebuilt) |"
     echo "| change $CHANGE_HEADER | $(sec change.ms) | $(get change.direct_cache_hit) | $(get change.preprocessed_cache_hit) | $(get change.cache_miss) | ninja rebuilt $(get change.rebuilt); TUs including it (ninja -t deps): $(get change.includers) |"
     echo
@@ -453,7 +477,7 @@ report() {
     echo
     echo "Anchor: $ANCHOR. $TARGET_LINE: $(pct "$(get fresh.direct_cache_hit)" "$(calls fresh)") direct hits here."
     local k
-    for k in fresh touch; do
+    for k in fresh touch control; do
       echo
       echo "Misses explained ($k, $(get "$k.explained")):"
       if [ -s "$W/$k.explained" ]; then cat "$W/$k.explained"; else echo "none."; fi
@@ -491,6 +515,7 @@ inside_main() {
   log "$(grep -m1 'now go through' "$W/install.log" || tail -1 "$W/install.log")"
   cold_rounds
   fresh_dir_phase
+  control_phase
   touch_phase
   change_phase
   report
