@@ -155,23 +155,26 @@ for stack in dict.fromkeys(k[0] for k in order):
 print()
 print("Paired rounds: one uncached compile by the pristine prefix and one cold miss through the shim of an")
 print("installed copy, the same new source (a round-specific constant) and the same `-o k.o` on both sides,")
-print("in alternating order; medians of each side and of the per-round ratios shim / uncached. Cache counters:")
+print("in alternating order; medians of each side and of the per-round ratios shim / uncached (and their")
+print("quartiles: the round-to-round noise of this machine). Cache counters:")
 print("the change over the timed rounds (no change: the shim ran the compiler without the cache). Clang runs")
 print("for one compile (one more compile per side under `strace -f -e trace=execve`; for sccache its server")
 print("traced too): driver runs of the real clang, `-E` ones (preprocessing only) counted apart, and cc1 jobs")
 print("run as their own processes (clang runs cc1 inside the driver when a compile has a single job, as a")
 print("device-only `-E` has); `--version`/`-print-*` probes not counted (in the detail table).")
 print()
-print("| stack | tool | call shape | uncached median s | shim cold median s | paired ratio median | target <= 1.03 | rounds | shim side: cache counters | clang runs: uncached | clang runs: shim |")
-print("|---|---|---|---|---|---|---|---|---|---|---|")
+print("| stack | tool | call shape | uncached median s | shim cold median s | paired ratio median | ratio p25-p75 | target <= 1.03 | rounds | shim side: cache counters | clang runs: uncached | clang runs: shim |")
+print("|---|---|---|---|---|---|---|---|---|---|---|---|")
 for k in order:
     stack, tool, shape = k
     v = times[k]
     o = statistics.median(x[0] for x in v)
     s = statistics.median(x[1] for x in v)
-    r = statistics.median(x[1] / x[0] for x in v)
+    ratios = [x[1] / x[0] for x in v]
+    r = statistics.median(ratios)
+    q = statistics.quantiles(ratios, n=4) if len(ratios) > 1 else [r, r, r]
     ok = "met" if r <= 1.03 else "**missed**"
-    print(f"| {stack} | {tool} | `{label.get((stack, shape), shape)}` | {o:.3f} | {s:.3f} | {r:.3f} | {ok} | {len(v)} | "
+    print(f"| {stack} | {tool} | `{label.get((stack, shape), shape)}` | {o:.3f} | {s:.3f} | {r:.3f} | {q[0]:.2f}-{q[2]:.2f} | {ok} | {len(v)} | "
           f"{outcome.get(k, '?')} | {runs_text(runs.get(k + ('orig',)))} | {runs_text(runs.get(k + ('shim',)))} |")
 print()
 print("Clang executions of one compile in detail (driver runs, cc1 jobs, -E among them, probes):")
