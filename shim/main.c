@@ -401,15 +401,17 @@ static bool config_sets_depend_mode(void) {
  * same key for its manifest and its result, which then overwrite each other in remote storage).
  * A device-only compile runs without depend mode: clang-21 writes no depfile there (clang-15
  * does), and ccache would compile a second time. One that names a depfile all the same runs
- * uncached: ccache 4.14 compiles a second time when the depfile it was promised is missing, in
- * either mode. The user's own CCACHE_DEPEND or CCACHE_NODEPEND wins otherwise, and a response
- * file (it may name a depfile), -S and several sources keep the configured mode. */
+ * uncached, under either tool: ccache 4.14 compiles a second time when the depfile it was
+ * promised is missing, in either mode, and sccache 0.17 fails to store it and runs clang three
+ * times (2.2x the uncached compile). The user's own CCACHE_DEPEND or CCACHE_NODEPEND wins
+ * otherwise, and a response file (it may name a depfile), -S and several sources keep the
+ * configured mode. */
 static enum depend_plan plan_depend_mode(const struct shimctl_compiler* compiler,
                                          const struct call_traits* call) {
+  if (call->device_only && call->names_dependencies)
+    return DEPEND_UNCACHED; /* sccache too: it fails to store the missing depfile, compiles 3x */
   if (!shim.config.cache_is_ccache)
     return DEPEND_AS_SET;
-  if (call->device_only && call->names_dependencies)
-    return DEPEND_UNCACHED;
   if (getenv("CCACHE_DEPEND") || getenv("CCACHE_NODEPEND") || !config_sets_depend_mode())
     return DEPEND_AS_SET;
   if (call->device_only)
@@ -610,7 +612,7 @@ int main(int argc, char** argv) {
   if (depend_plan == DEPEND_UNCACHED) {
     record_uncached_call("device_only_depfile");
     if (shim.trace)
-      say("device-only with a depfile (ccache would compile twice): uncached", NULL);
+      say("device-only with a depfile (the cache tool would compile again): uncached", NULL);
     exec_original(real, compiler->name, args);
   }
   if (shim.trace && depend_plan == DEPEND_OFF)

@@ -112,7 +112,7 @@ test_device_only_compiles_once() {
     --offload-arch=gfx90a -c k.hip -o dev.o -MD -MF dev.d 2>&1) || fail "shimmed device-only compile failed"
   expect_same_file ../dev.o dev.o
   [ ! -e ../dev.d ] || expect_same_file ../dev.d dev.d
-  expect_contains "$trace" "device-only with a depfile (ccache would compile twice): uncached" "the shim's trace"
+  expect_contains "$trace" "device-only with a depfile (the cache tool would compile again): uncached" "the shim's trace"
   [ ! -s "$TEST_DIR/dev.log" ] || fail "ccache ran the device-only -MD compile: $(grep Executing "$TEST_DIR/dev.log")"
   "$CLANGXX" -x hip --cuda-device-only --offload-arch=gfx90a -c k.hip -o dev.o -MD -MF dev.d 2> ../shim.err \
     || fail "shimmed device-only compile failed"
@@ -274,4 +274,26 @@ test_probe_calls_answered_once() {
   # A probe of a file (not /dev/null) always runs.
   : > empty.hip
   expect_eq direct "$(probe_source -x hip -E -P empty.hip -o /dev/null)" "a probe of a file"
+}
+
+test_sccache_device_only_depfile_uncached() {
+  TEST "sccache (0.17, sid): a device-only -MD -MF compile runs uncached, once; a full compile is cached"
+  [ "${STACK:-debian12}" = sid ] || { echo "    (sccache caches HIP from 0.8: sid only)"; return 0; }
+  new_prefix
+  install_prefix --cache sccache --no-verify
+  CLANGXX=$P/lib/llvm/bin/clang++
+  mkdir -p "$TEST_DIR/src" && cd "$TEST_DIR/src" || fail "no src dir"
+  printf '#include <hip/hip_runtime.h>\n__global__ void k(float* x) { x[threadIdx.x] *= 2.0f; }\n' > k.hip
+  SHIMCTL_DISABLE=1 "$CLANGXX" -x hip --cuda-device-only --offload-arch=gfx90a -c k.hip -o ref.o -MD -MF k.d \
+    2>/dev/null || fail "uncached device-only compile failed"
+  local trace
+  trace=$(SHIMCTL_SHIM_TRACE=1 "$CLANGXX" -x hip --cuda-device-only --offload-arch=gfx90a -c k.hip -o ref.o.2 \
+    -MD -MF k.d 2>&1) || fail "shimmed device-only compile failed"
+  expect_contains "$trace" "device-only with a depfile (the cache tool would compile again): uncached" "the trace"
+  sc_server_of "$P"
+  "$CLANGXX" -x hip --offload-arch=gfx90a -c k.hip -o full.o || fail "full compile failed"
+  "$CLANGXX" -x hip --offload-arch=gfx90a -c k.hip -o full.o || fail "repeat failed"
+  expect_eq 1 "$(sc_stat 's["stats"]["cache_hits"]["counts"].get("HIP", 0)')" "sccache HIP hits"
+  expect_eq 0 "$(sc_stat 's["stats"]["cache_errors"]["counts"].get("HIP", 0) if "cache_errors" in s["stats"] else 0')" "sccache errors"
+  sc_stop_servers
 }
