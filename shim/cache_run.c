@@ -39,6 +39,19 @@ static size_t read_start(int fd, char* text, size_t cap) {
   return len;
 }
 
+bool write_all(int fd, const char* data, size_t len) {
+  while (len > 0) {
+    ssize_t n = write(fd, data, len);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0)
+      return false;
+    data += n;
+    len -= (size_t)n;
+  }
+  return true;
+}
+
 void copy_out(int fd, int to) {
   static char buf[65536];
   ssize_t n;
@@ -47,14 +60,8 @@ void copy_out(int fd, int to) {
     if (n < 0)
       continue;
     at += n;
-    for (ssize_t done = 0; done < n;) {
-      ssize_t w = write(to, buf + done, (size_t)(n - done));
-      if (w < 0 && errno == EINTR)
-        continue;
-      if (w <= 0)
-        break;
-      done += w;
-    }
+    if (!write_all(to, buf, (size_t)n))
+      break;
   }
 }
 

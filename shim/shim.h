@@ -6,9 +6,9 @@
 #include "text.h"
 
 #include <limits.h>
+#include <spawn.h>
 #include <stdbool.h>
 #include <stddef.h>
-#include <spawn.h>
 #include <sys/types.h>
 
 #define STRICT_HINT " (SHIMCTL_STRICT=1; unset it to compile without the cache)"
@@ -87,6 +87,8 @@ int spawn_and_wait(const char* path,
                    char** env,
                    const posix_spawn_file_actions_t* actions,
                    int* status);
+/* Writes LEN bytes of DATA to FD (retrying short writes); false when it cannot. */
+bool write_all(int fd, const char* data, size_t len);
 /* Writes the whole memory file FD to the descriptor TO. */
 void copy_out(int fd, int to);
 /* The child's end (STATUS) as the shim's own: dies of the signal it passed on or the child died
