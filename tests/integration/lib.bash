@@ -3,6 +3,9 @@
 #   tests/integration/run NAME
 # Environment: BUILD_DIR (the CMake build dir), SRC_DIR (the checkout).
 # Exit codes: 0 all passed, 1 a test failed, 77 the suite's tool is absent (skip).
+# A failure (fail, and every expect_* through it) prints one block, as ccache's test/run does:
+# the suite, the suite file's line of the failing call, the TEST name, the reason (expected and
+# actual), the call chain, where the test directory was kept and how to run that test alone.
 
 set -u
 : "${SRC_DIR:=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}"
@@ -35,16 +38,62 @@ TEST() {
   scrub_env
   TEST_DIR=$SUITE_TMP/$(echo "$1" | tr -c 'A-Za-z0-9_\n-' '_')
   rm -rf "$TEST_DIR"; mkdir -p "$TEST_DIR"
+  # For run's report of a test that exits non-zero without calling fail.
+  printf '%s\n%s\n' "$1" "$TEST_DIR" > "$SUITE_TMP/.current-test"
   cd "$TEST_DIR" || exit 1
   echo "  TEST $1"
 }
 
-# Each test function runs in its own subshell (see run): failing ends it.
+# fail REASON: the test failed. Prints the failure block (stderr; its first line starts with
+# "FAILED: ", which scripts/setup and scripts/test-sid look for), records the failure for run
+# (so that a fail inside a subshell, $(...) or a pipeline, still fails the test and keeps the
+# test directory) and exits: each test function runs in its own subshell (see run), so failing
+# ends it. expect_eq passes its two values to the block in FAIL_EXPECTED and FAIL_ACTUAL.
 fail() {
-  echo "FAILED: [$CURRENT_TEST] $*" >&2
-  echo "  (test files kept in $SUITE_TMP)" >&2
+  local reason=$* i n=${#FUNCNAME[@]} file line site="" chain="" test_fn="" rel
+  # Frame i runs FUNCNAME[i], defined in BASH_SOURCE[i]; it is at line BASH_LINENO[i-1] there
+  # (where it called frame i-1). The suite's line: the innermost frame in a suite file.
+  for ((i = 1; i < n; i++)); do
+    file=${BASH_SOURCE[i]} line=${BASH_LINENO[i - 1]}
+    rel=${file#"$SRC_DIR"/}
+    [ "${FUNCNAME[i]}" = main ] || [ "${FUNCNAME[i]}" = source ] && break
+    case ${FUNCNAME[i]} in test_*) test_fn=${FUNCNAME[i]} ;; esac
+    chain="${FUNCNAME[i]} (${file##*/}:$line) > $chain"
+    case $file in */suites/*.bash) [ -n "$site" ] || site="$rel:$line (in ${FUNCNAME[i]})" ;; esac
+  done
+  [ -n "$site" ] || site="(not called from a suite file; innermost: ${chain%% > *})"
+  {
+    echo "FAILED: suite ${suite:-?}, ${test_fn:-outside a test}: $(_first_line "$reason")"
+    echo "  Test suite:     ${suite:-?}"
+    echo "  Suite line:     $site"
+    echo "  Test case:      ${CURRENT_TEST:-(before TEST)}${test_fn:+ ($test_fn)}"
+    echo "  Failure reason: $(_indented "$reason")"
+    if [ -n "${FAIL_EXPECTED+set}" ]; then
+      echo "  Expected:       $(_indented "$FAIL_EXPECTED")"
+      echo "  Actual:         $(_indented "${FAIL_ACTUAL-}")"
+    fi
+    echo "  Call chain:     ${chain}fail"
+    if [ -n "${TEST_DIR:-}" ] && [ -n "$CURRENT_TEST" ]; then
+      echo "  Test directory: $TEST_DIR (kept, with the suite's scratch directory $SUITE_TMP)"
+    else
+      echo "  Test files:     $SUITE_TMP (kept)"
+    fi
+    [ -z "$test_fn" ] ||
+      echo "  Run it alone:   SHIMCTL_TEST_ONLY='^$test_fn\$' BUILD_DIR=$BUILD_DIR $SRC_DIR/tests/integration/run ${suite:-?}"
+  } >&2
+  echo "${test_fn:-(outside a test)}" >> "$SUITE_TMP/.failures"
   exit 1
 }
+
+# _first_line TEXT: TEXT's first line, at most 160 characters ("..." when cut).
+_first_line() {
+  local l=${1%%$'\n'*}
+  [ ${#l} -le 160 ] && [ "$l" = "$1" ] && { printf '%s' "$l"; return; }
+  printf '%s ...' "${l:0:160}"
+}
+
+# _indented TEXT: TEXT with its second and later lines indented under the block's values.
+_indented() { printf '%s' "${1//$'\n'/$'\n'                  }"; }
 
 pass() { TESTS_PASSED=$((TESTS_PASSED + 1)); }
 
@@ -72,16 +121,22 @@ wait_until() {
 }
 
 expect_eq() { # expected actual what
-  [ "$1" = "$2" ] || { fail "$3: expected '$1', got '$2'"; return 1; }
+  [ "$1" = "$2" ] && return 0
+  case $1$2 in *$'\n'*) ;; *) [ $((${#1} + ${#2})) -gt 120 ] ||
+    { fail "$3: expected '$1', got '$2'"; return 1; } ;; esac
+  local FAIL_EXPECTED=$1 FAIL_ACTUAL=$2 # long or several lines: each on its own in the block
+  fail "$3: not what was expected (below)"
+  return 1
 }
 
 expect_success() { # command...
-  local out
-  if ! out=$("$@" 2>&1); then fail "expected success: $*"$'\n'"$out"; return 1; fi
+  local out rc=0
+  out=$("$@" 2>&1) || rc=$?
+  [ $rc -eq 0 ] || { fail "expected success, got exit $rc: $*"$'\n'"$out"; return 1; }
 }
 
 expect_failure() { # command...
-  if "$@" >/dev/null 2>&1; then fail "expected failure: $*"; return 1; fi
+  if "$@" >/dev/null 2>&1; then fail "expected failure, got exit 0: $*"; return 1; fi
 }
 
 expect_contains() { # haystack needle what
@@ -220,9 +275,12 @@ copy_rocm_prefix() {
   cp -a "$shared" "$1" || fail "cannot copy $shared to $1"
 }
 
+# finish_suite: the counts; the scratch directory is removed when every test passed, else kept
+# and named (with the tests that failed).
 finish_suite() {
   echo "$TESTS_PASSED passed, $TESTS_FAILED failed"
-  if [ "$TESTS_FAILED" -eq 0 ] && [ -z "${SUITE_KEEP:-}" ]; then rm -rf "$SUITE_TMP"; fi
+  if [ "$TESTS_FAILED" -eq 0 ] && [ -z "${SUITE_KEEP:-}" ]; then rm -rf "$SUITE_TMP"; return 0; fi
+  echo "suite ${suite:-?}: failed:${FAILED_TESTS:- (see above)}; test files kept in $SUITE_TMP" >&2
   [ "$TESTS_FAILED" -eq 0 ]
 }
 
