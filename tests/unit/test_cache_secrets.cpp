@@ -2,6 +2,7 @@
 // cache calls each get (cache/secrets.hpp).
 #include "temp_dir.hpp"
 
+#include <algorithm>
 #include <doctest/doctest.h>
 #include <filesystem>
 #include <shimctl/cache/cache_backend.hpp>

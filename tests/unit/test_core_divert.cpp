@@ -1,6 +1,6 @@
 #include <algorithm>
 #include <doctest/doctest.h>
-#include <shimctl/core/steps.hpp>
+#include <shimctl/commands/steps.hpp>
 #include <shimctl/core/transaction.hpp>
 
 using namespace shimctl;
@@ -41,7 +41,7 @@ std::size_t index_of(const std::vector<std::string>& v, const std::string& what)
 } // namespace
 
 TEST_CASE("install: divert after link_real, before place_shim, only for diverted compilers") {
-  auto steps = kinds_and_paths(core::install_steps(two_compilers(true)));
+  auto steps = kinds_and_paths(commands::install_steps(two_compilers(true)));
   auto divert = index_of(steps, "dpkg-divert llvm/bin/clang to llvm/bin/clang.real");
   REQUIRE(divert < steps.size());
   CHECK(index_of(steps, "keep the original llvm/bin/clang as llvm/bin/clang.real") < divert);
@@ -49,13 +49,13 @@ TEST_CASE("install: divert after link_real, before place_shim, only for diverted
   CHECK(divert < index_of(steps, "put the shim at bin/hipcc"));
   CHECK(index_of(steps, "dpkg-divert bin/hipcc to bin/hipcc.real") == steps.size());
 
-  auto plain = kinds_and_paths(core::install_steps(two_compilers(false)));
+  auto plain = kinds_and_paths(commands::install_steps(two_compilers(false)));
   CHECK(std::none_of(
     plain.begin(), plain.end(), [](const std::string& s) { return s.starts_with("dpkg-divert"); }));
 }
 
 TEST_CASE("rollback: the diversion goes before the restore") {
-  auto steps = kinds_and_paths(core::rollback_steps(two_compilers(true)));
+  auto steps = kinds_and_paths(commands::rollback_steps(two_compilers(true)));
   auto undivert = index_of(steps, "remove the dpkg diversion of llvm/bin/clang");
   REQUIRE(undivert < steps.size());
   CHECK(undivert < index_of(steps, "restore the original llvm/bin/clang"));

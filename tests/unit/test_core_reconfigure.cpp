@@ -1,7 +1,7 @@
 // `shimctl install` on an installed prefix: what --remote and --remote-read-only change, and
 // what happens to the secrets file (a remote's credential) with them.
 #include <doctest/doctest.h>
-#include <shimctl/core/reconfigure.hpp>
+#include <shimctl/commands/reconfigure.hpp>
 
 using namespace shimctl;
 
@@ -32,8 +32,8 @@ cache::SecretsFile secrets_with(std::vector<std::string> lines) {
   return s;
 }
 
-core::InstallOptions asking(std::optional<std::string> remote, bool read_only = false) {
-  core::InstallOptions o;
+commands::InstallOptions asking(std::optional<std::string> remote, bool read_only = false) {
+  commands::InstallOptions o;
   o.prefix = prefix;
   o.remote = std::move(remote);
   o.remote_read_only = read_only;
@@ -46,7 +46,7 @@ TEST_SUITE_BEGIN("core::Reconfigure");
 
 TEST_CASE("a new password for the same remote: a new secrets file and secret_id, nothing shown") {
   auto secrets = secrets_with({ "CCACHE_REMOTE_STORAGE=" + old_url });
-  auto r = core::requested_reconfiguration(asking(new_url), installed(), secrets);
+  auto r = commands::requested_reconfiguration(asking(new_url), installed(), secrets);
   REQUIRE(r);
   CHECK(r->changes == std::vector<std::string>{ "remote: redis://***@127.0.0.1:6379 -> "
                                                 "redis://***@127.0.0.1:6379 (new credential)" });
@@ -66,7 +66,7 @@ TEST_CASE("a new password for the same remote: a new secrets file and secret_id,
 
 TEST_CASE("the same URL again changes nothing") {
   auto secrets = secrets_with({ "CCACHE_REMOTE_STORAGE=" + old_url });
-  auto r = core::requested_reconfiguration(asking(old_url), installed(), secrets);
+  auto r = commands::requested_reconfiguration(asking(old_url), installed(), secrets);
   REQUIRE(r);
   CHECK(r->changes.empty());
   CHECK_FALSE(r->secret);
@@ -75,7 +75,7 @@ TEST_CASE("the same URL again changes nothing") {
 
 TEST_CASE("--remote-read-only alone: the credential comes from the secrets file") {
   auto secrets = secrets_with({ "CCACHE_REMOTE_STORAGE=" + old_url });
-  auto r = core::requested_reconfiguration(asking(std::nullopt, true), installed(), secrets);
+  auto r = commands::requested_reconfiguration(asking(std::nullopt, true), installed(), secrets);
   REQUIRE(r);
   CHECK(r->changes ==
         std::vector<std::string>{
@@ -86,7 +86,7 @@ TEST_CASE("--remote-read-only alone: the credential comes from the secrets file"
     secrets.state = cache::SecretsFile::State::unreadable;
     secrets.reason = "Permission denied";
     auto refused =
-      core::requested_reconfiguration(asking(std::nullopt, true), installed(), secrets);
+      commands::requested_reconfiguration(asking(std::nullopt, true), installed(), secrets);
     REQUIRE_FALSE(refused);
     CHECK(refused.error().message ==
           "--remote-read-only: cannot read the remote's credential in " + prefix +
@@ -97,7 +97,8 @@ TEST_CASE("--remote-read-only alone: the credential comes from the secrets file"
 
 TEST_CASE("a remote without a credential: the secrets file goes") {
   auto secrets = secrets_with({ "CCACHE_REMOTE_STORAGE=" + old_url });
-  auto r = core::requested_reconfiguration(asking("redis://127.0.0.1:6380"), installed(), secrets);
+  auto r =
+    commands::requested_reconfiguration(asking("redis://127.0.0.1:6380"), installed(), secrets);
   REQUIRE(r);
   CHECK(r->changes ==
         std::vector<std::string>{ "remote: redis://***@127.0.0.1:6379 -> redis://127.0.0.1:6380" });
@@ -112,7 +113,7 @@ TEST_CASE("a credential an older shimctl kept in the manifest moves to the secre
   m.cache.remote = old_url;
   m.cache.remote_secret = false;
   m.cache.secret_id.reset();
-  auto r = core::requested_reconfiguration(asking(std::nullopt), m, cache::SecretsFile{});
+  auto r = commands::requested_reconfiguration(asking(std::nullopt), m, cache::SecretsFile{});
   REQUIRE(r);
   CHECK(r->changes == std::vector<std::string>{ "remote: redis://***@127.0.0.1:6379 -> "
                                                 "redis://***@127.0.0.1:6379 (credential in " +

@@ -2,7 +2,7 @@
 #include <fmt/format.h>
 #include <memory>
 #include <shimctl/cache/cache_archive.hpp>
-#include <shimctl/cli/commands.hpp>
+#include <shimctl/cli/command_table.hpp>
 #include <shimctl/cli/progress.hpp>
 
 namespace shimctl::cli {

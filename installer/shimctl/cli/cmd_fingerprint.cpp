@@ -2,10 +2,10 @@
 // identity as it is now, in full or as a short key for CI caches.
 #include <fmt/format.h>
 #include <memory>
-#include <shimctl/cli/commands.hpp>
+#include <shimctl/cli/command_table.hpp>
 #include <shimctl/cli/progress.hpp>
 #include <shimctl/cli/render.hpp>
-#include <shimctl/identity/identity.hpp>
+#include <shimctl/commands/fingerprint.hpp>
 
 namespace shimctl::cli {
 
@@ -18,7 +18,7 @@ int run_fingerprint(core::Context& context,
                     KeyOnly key_only,
                     const Warnings& warnings) {
   attach_progress(context, common.json);
-  auto id = identity::current_identity(context, common.prefix_or_default(), common.session());
+  auto id = commands::current_identity(context, common.prefix_or_default(), common.session());
   if (!id)
     return report_error(id.error());
   if (key_only == KeyOnly::yes) {

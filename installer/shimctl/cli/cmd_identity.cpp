@@ -1,7 +1,7 @@
 // `shimctl identity-check PREFIX` (hidden): what the shim runs when its
 // identity snapshot is stale. Prints the toolchain's current fingerprint.
 #include <fmt/format.h>
-#include <shimctl/cli/commands.hpp>
+#include <shimctl/cli/command_table.hpp>
 #include <shimctl/identity/identity_check.hpp>
 
 namespace shimctl::cli {

@@ -2,11 +2,10 @@
 #include <algorithm>
 #include <fmt/format.h>
 #include <memory>
-#include <shimctl/cli/commands.hpp>
+#include <shimctl/cli/command_table.hpp>
 #include <shimctl/cli/progress.hpp>
 #include <shimctl/cli/render.hpp>
-#include <shimctl/core/install.hpp>
-#include <shimctl/core/installed.hpp>
+#include <shimctl/commands/install.hpp>
 
 namespace shimctl::cli {
 
@@ -14,11 +13,11 @@ namespace {
 
 struct InstallArgs {
   Common common;
-  core::InstallOptions options;
+  commands::InstallOptions options;
 };
 
-std::string action_name(core::InstallResult::Action action) {
-  using Action = core::InstallResult::Action;
+std::string action_name(commands::InstallResult::Action action) {
+  using Action = commands::InstallResult::Action;
   switch (action) {
     case Action::installed:
       return "installed";
@@ -34,8 +33,8 @@ std::string action_name(core::InstallResult::Action action) {
   return "planned";
 }
 
-void print_text(const core::InstallResult& result) {
-  using Action = core::InstallResult::Action;
+void print_text(const commands::InstallResult& result) {
+  using Action = commands::InstallResult::Action;
   const auto& manifest = result.manifest;
   for (const auto& note : result.notes)
     fmt::print("note: {}\n", note);
@@ -79,33 +78,13 @@ void print_text(const core::InstallResult& result) {
   }
 }
 
-// A prefix without shims is planned, then installed, under one locked session;
-// an installed one is updated (re-adoption, cache settings in place).
-util::Result<core::InstallResult> install_or_update(const core::Context& context,
-                                                    const core::InstallOptions& options) {
-  TRY_ASSIGN(auto session, core::open_install_session(context, options));
-  if (session.manifest)
-    return core::update_installed(context, session, options);
-  auto plan = core::plan_install(context, session, options);
-  if (!plan) {
-    core::discard_created_state(session);
-    return std::unexpected(plan.error());
-  }
-  if (options.dry_run)
-    return core::planned_result(*plan);
-  auto result = core::apply_install(context, session, *plan, options);
-  if (!result)
-    core::discard_created_state(session);
-  return result;
-}
-
 int run_install(core::Context& context, const InstallArgs& args, const Warnings& warnings) {
   attach_progress(context, args.common.json);
   auto options = args.options;
   options.prefix = args.common.prefix;
   options.session = args.common.session();
   std::erase(options.compilers, ""); // --compilers "" means every compiler, as before
-  auto result = install_or_update(context, options);
+  auto result = commands::install(context, options);
   if (!result)
     return report_error(result.error());
   if (!args.common.json) {

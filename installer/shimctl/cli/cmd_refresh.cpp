@@ -1,9 +1,9 @@
 // `shimctl refresh [PREFIX]`: record the toolchain's current identity after an update.
 #include <fmt/format.h>
 #include <memory>
-#include <shimctl/cli/commands.hpp>
+#include <shimctl/cli/command_table.hpp>
 #include <shimctl/cli/progress.hpp>
-#include <shimctl/identity/identity.hpp>
+#include <shimctl/commands/refresh.hpp>
 
 namespace shimctl::cli {
 
@@ -14,7 +14,7 @@ void add_refresh_command(CLI::App& app, core::Context& context, Registry& regist
   add_common(cmd, *common, false);
   registry.commands.push_back({ cmd, [&context, &registry, common] {
                                  attach_progress(context, common->json);
-                                 auto id = identity::refresh(
+                                 auto id = commands::refresh(
                                    context, common->prefix_or_default(), common->session());
                                  if (!id)
                                    return report_error(id.error());

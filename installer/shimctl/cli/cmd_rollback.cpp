@@ -1,9 +1,9 @@
 // `shimctl rollback [PREFIX]`: every original back byte-identical, the shims removed.
 #include <fmt/format.h>
 #include <memory>
-#include <shimctl/cli/commands.hpp>
+#include <shimctl/cli/command_table.hpp>
 #include <shimctl/cli/progress.hpp>
-#include <shimctl/core/rollback.hpp>
+#include <shimctl/commands/rollback.hpp>
 
 namespace shimctl::cli {
 
@@ -17,12 +17,12 @@ struct RollbackArgs {
 
 int run_rollback(core::Context& context, const RollbackArgs& args, const Warnings& warnings) {
   attach_progress(context, args.common.json);
-  core::RollbackOptions options{
+  commands::RollbackOptions options{
     args.common.prefix_or_default(), args.force, args.common.session(), {}
   };
   options.busy.limit = std::chrono::milliseconds(static_cast<long>(args.busy_wait_seconds * 1000));
   options.busy.notice = [](const std::string& line) { fmt::print(stderr, "shimctl: {}\n", line); };
-  auto result = core::rollback(context, options);
+  auto result = commands::rollback(context, options);
   if (!result)
     return report_error(result.error());
   if (args.common.json) {

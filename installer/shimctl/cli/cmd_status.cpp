@@ -1,10 +1,10 @@
 // `shimctl status [PREFIX]`: what is wrapped, the cache, hits and misses.
 #include <fmt/format.h>
 #include <memory>
-#include <shimctl/cli/commands.hpp>
+#include <shimctl/cli/command_table.hpp>
 #include <shimctl/cli/progress.hpp>
 #include <shimctl/cli/render.hpp>
-#include <shimctl/core/status.hpp>
+#include <shimctl/commands/status.hpp>
 
 namespace shimctl::cli {
 
@@ -15,7 +15,7 @@ void add_status_command(CLI::App& app, core::Context& context, Registry& registr
   add_common(cmd, *common, false);
   registry.commands.push_back({ cmd, [&context, &registry, common] {
                                  attach_progress(context, common->json);
-                                 auto report = core::status(
+                                 auto report = commands::status(
                                    context, common->prefix_or_default(), common->session());
                                  if (!report)
                                    return report_error(report.error());

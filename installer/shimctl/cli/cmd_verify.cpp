@@ -1,7 +1,7 @@
 // `shimctl verify [PREFIX]`: check the installation and compile through the shims.
 #include <fmt/format.h>
 #include <memory>
-#include <shimctl/cli/commands.hpp>
+#include <shimctl/cli/command_table.hpp>
 #include <shimctl/cli/progress.hpp>
 #include <shimctl/cli/render.hpp>
 #include <shimctl/verify/verify.hpp>

@@ -6,7 +6,7 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
-#include <shimctl/cli/commands.hpp>
+#include <shimctl/cli/command_table.hpp>
 #include <shimctl/core/context.hpp>
 #include <span>
 #include <string>

@@ -3,7 +3,7 @@
 // maps what escapes to an exit code.
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
-#include <shimctl/cli/commands.hpp>
+#include <shimctl/cli/command_table.hpp>
 #include <shimctl/cli/help.hpp>
 #include <shimctl/cli/version.hpp>
 #include <shimctl/util/text.hpp>

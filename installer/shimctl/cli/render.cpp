@@ -45,7 +45,7 @@ nlohmann::json verify_json(const verify::VerifyReport& report) {
 namespace {
 
 // The identity snapshot as the shim sees it, in one line.
-std::string snapshot_text(const core::StatusReport& r) {
+std::string snapshot_text(const commands::StatusReport& r) {
   const auto& s = r.snapshot;
   const auto& m = *r.manifest;
   if (!s.present)
@@ -68,7 +68,7 @@ std::string snapshot_text(const core::StatusReport& r) {
 }
 
 // "ccache 4.14.2 (12 entries), ccache 4.7.5 (3 entries)": who wrote the cache's entries.
-std::string writers_text(const core::CacheWriters& w) {
+std::string writers_text(const commands::CacheWriters& w) {
   if (w.entries == 0)
     return "no entries yet";
   std::string out;
@@ -83,7 +83,7 @@ std::string writers_text(const core::CacheWriters& w) {
 
 } // namespace
 
-std::string status_text(const core::StatusReport& r) {
+std::string status_text(const commands::StatusReport& r) {
   if (!r.installed)
     return fmt::format("{}: not installed (no shimctl manifest)\n", r.prefix);
   const auto& m = *r.manifest;
@@ -115,7 +115,7 @@ std::string status_text(const core::StatusReport& r) {
   return out;
 }
 
-nlohmann::json status_json(const core::StatusReport& r) {
+nlohmann::json status_json(const commands::StatusReport& r) {
   nlohmann::json j{ { "prefix", r.prefix }, { "installed", r.installed } };
   if (!r.installed)
     return j;

@@ -2,9 +2,9 @@
 #pragma once
 
 #include <nlohmann/json.hpp>
-#include <shimctl/core/install.hpp>
-#include <shimctl/core/rollback.hpp>
-#include <shimctl/core/status.hpp>
+#include <shimctl/commands/install.hpp>
+#include <shimctl/commands/rollback.hpp>
+#include <shimctl/commands/status.hpp>
 #include <shimctl/identity/fingerprint.hpp>
 #include <shimctl/verify/verify.hpp>
 #include <string>
@@ -13,8 +13,8 @@ namespace shimctl::cli {
 
 [[nodiscard]] std::string verify_table(const verify::VerifyReport& report);
 [[nodiscard]] nlohmann::json verify_json(const verify::VerifyReport& report);
-[[nodiscard]] std::string status_text(const core::StatusReport& report);
-[[nodiscard]] nlohmann::json status_json(const core::StatusReport& report);
+[[nodiscard]] std::string status_text(const commands::StatusReport& report);
+[[nodiscard]] nlohmann::json status_json(const commands::StatusReport& report);
 [[nodiscard]] nlohmann::json fingerprint_json(const identity::Fingerprint& fp,
                                               const std::string& layout);
 

@@ -8,6 +8,10 @@
 
 namespace shimctl::core {
 
+std::string Fingerprint::cache_key(const std::string& layout) const {
+  return fmt::format("{}-{}", layout, sha256.substr(0, 16));
+}
+
 using nlohmann::json;
 using util::ExitCode;
 

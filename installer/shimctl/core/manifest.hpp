@@ -6,7 +6,6 @@
 #include <optional>
 #include <shimctl/core/discovery.hpp>
 #include <shimctl/core/layout.hpp>
-#include <shimctl/identity/fingerprint.hpp>
 #include <shimctl/util/dir.hpp>
 #include <shimctl/util/error.hpp>
 #include <string>
@@ -16,6 +15,24 @@
 namespace shimctl::core {
 
 inline constexpr int manifest_schema_version = 1;
+
+// The toolchain fingerprint as the manifest stores it (identity/fingerprint.hpp computes it).
+struct IdentityInput {
+  // Relative to the prefix (a wrapped compiler is named by its .real), or
+  // absolute for a shared library outside it (identity/shared_libs.hpp).
+  std::string path;
+  std::string sha256;
+  std::uint64_t size = 0;
+  bool operator==(const IdentityInput&) const = default;
+};
+
+struct Fingerprint {
+  std::string sha256; // combine_inputs(inputs)
+  std::vector<IdentityInput> inputs;
+
+  // A short stable key for CI caches: "<layout>-<first 16 hex digits>".
+  [[nodiscard]] std::string cache_key(const std::string& layout) const;
+};
 
 struct FileRecord {
   std::string kind = "file"; // file | symlink
@@ -67,7 +84,7 @@ struct Manifest {
   CacheSettings cache;
   std::string shim_sha256;
   std::uint64_t shim_size = 0;
-  identity::Fingerprint fingerprint;
+  Fingerprint fingerprint;
   std::vector<WrappedCompiler> compilers;
   std::vector<std::string> created_files; // shim configs, relative to the prefix
 };

@@ -2,8 +2,8 @@
 #include <fcntl.h>
 #include <shimctl/core/discovery.hpp>
 #include <shimctl/core/session.hpp>
+#include <shimctl/core/state_files.hpp>
 #include <shimctl/core/transaction.hpp>
-#include <shimctl/identity/identity_snapshot.hpp>
 #include <shimctl/util/sha256.hpp>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -165,13 +165,12 @@ void remove_state_dir(const util::Dir& prefix_dir) {
                        events_file,
                        secrets_file,
                        lock_file,
-                       identity::identity_snapshot_file })
+                       identity_snapshot_file })
       (void)state->remove(name);
     // An identity snapshot whose writer died before its rename; a secret's staged or kept copy.
     if (auto names = state->list())
       for (const auto& name : *names)
-        if (name.starts_with("." + std::string(identity::identity_snapshot_file) +
-                             ".shimctl-tmp.") ||
+        if (name.starts_with("." + std::string(identity_snapshot_file) + ".shimctl-tmp.") ||
             name.starts_with("." + std::string(secrets_file) + ".shimctl-") ||
             name.starts_with(".." + std::string(secrets_file) + ".shimctl-"))
           (void)state->remove(name);

@@ -13,10 +13,6 @@
 
 namespace shimctl::identity {
 
-std::string Fingerprint::cache_key(const std::string& layout) const {
-  return fmt::format("{}-{}", layout, sha256.substr(0, 16));
-}
-
 std::vector<std::string> identity_files(const std::string& prefix,
                                         const std::vector<std::string>& patterns,
                                         const std::vector<std::string>& wrapped,

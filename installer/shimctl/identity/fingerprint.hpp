@@ -8,6 +8,7 @@
 #include <shimctl/core/context.hpp>
 #include <shimctl/core/discovery.hpp>
 #include <shimctl/core/layout.hpp>
+#include <shimctl/core/manifest.hpp>
 #include <shimctl/identity/job_inputs.hpp>
 #include <shimctl/util/error.hpp>
 #include <string>
@@ -15,22 +16,8 @@
 
 namespace shimctl::identity {
 
-struct IdentityInput {
-  // Relative to the prefix (a wrapped compiler is named by its .real), or
-  // absolute for a shared library outside it (identity/shared_libs.hpp).
-  std::string path;
-  std::string sha256;
-  std::uint64_t size = 0;
-  bool operator==(const IdentityInput&) const = default;
-};
-
-struct Fingerprint {
-  std::string sha256; // combine_inputs(inputs)
-  std::vector<IdentityInput> inputs;
-
-  // A short stable key for CI caches: "<layout>-<first 16 hex digits>".
-  [[nodiscard]] std::string cache_key(const std::string& layout) const;
-};
+using core::Fingerprint;
+using core::IdentityInput;
 
 // Files matched by the identity patterns, relative to the prefix, with every
 // wrapped compiler replaced by its .real, the REPORTED inputs (named the same

@@ -19,6 +19,7 @@
 #include <shim/formats.h>
 #include <shimctl/core/context.hpp>
 #include <shimctl/core/manifest.hpp>
+#include <shimctl/core/state_files.hpp>
 #include <shimctl/util/dir.hpp>
 #include <shimctl/util/error.hpp>
 #include <string>
@@ -27,7 +28,7 @@
 
 namespace shimctl::identity {
 
-inline constexpr std::string_view identity_snapshot_file = SHIMCTL_IDENTITY_NAME;
+using core::identity_snapshot_file;
 
 struct InputStat {
   std::string path; // absolute

@@ -4,10 +4,10 @@
 #include <filesystem>
 #include <set>
 #include <shimctl/core/discovery.hpp>
-#include <shimctl/core/scratch.hpp>
 #include <shimctl/core/state_files.hpp>
 #include <shimctl/identity/job_inputs.hpp>
 #include <shimctl/util/process.hpp>
+#include <shimctl/util/scratch.hpp>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -158,7 +158,7 @@ util::Result<JobInputs> probe_job_inputs(const std::string& prefix,
   for (const auto& compiler : compilers) {
     if (compiler.family != "hipcc" && compiler.family != "clang")
       continue;
-    TRY_ASSIGN(auto scratch, core::ScratchDir::create("job-inputs"));
+    TRY_ASSIGN(auto scratch, util::ScratchDir::create("job-inputs"));
     TRY(scratch.write("probe.hip", probe_source));
     util::RunOptions options;
     options.cwd = scratch.path();

@@ -1,6 +1,6 @@
-#include <shimctl/core/scratch.hpp>
 #include <shimctl/identity/probe.hpp>
 #include <shimctl/util/process.hpp>
+#include <shimctl/util/scratch.hpp>
 
 namespace shimctl::identity {
 
@@ -18,7 +18,7 @@ void replace_all(std::string& text, const std::string& from, const std::string& 
 util::Result<std::string> job_list(const std::string& prefix,
                                    const std::string& invoked,
                                    const std::vector<Rename>& renames) {
-  TRY_ASSIGN(auto scratch, core::ScratchDir::create("probe"));
+  TRY_ASSIGN(auto scratch, util::ScratchDir::create("probe"));
   TRY(scratch.write("probe.cpp", "int main() { return 0; }\n"));
   util::RunOptions options;
   options.cwd = scratch.path();

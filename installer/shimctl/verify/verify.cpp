@@ -4,12 +4,13 @@
 #include <shim/formats.h>
 #include <shimctl/cache/cache_backend.hpp>
 #include <shimctl/cache/shim_config.hpp>
-#include <shimctl/core/scratch.hpp>
-#include <shimctl/core/steps.hpp>
+#include <shimctl/core/state_files.hpp>
 #include <shimctl/core/transaction.hpp>
+#include <shimctl/identity/fingerprint.hpp>
 #include <shimctl/identity/identity_snapshot.hpp>
 #include <shimctl/identity/probe.hpp>
 #include <shimctl/util/process.hpp>
+#include <shimctl/util/scratch.hpp>
 #include <shimctl/util/sha256.hpp>
 #include <shimctl/verify/verify.hpp>
 #include <shimctl/verify/verify_compile.hpp>

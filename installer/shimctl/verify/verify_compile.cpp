@@ -5,9 +5,9 @@
 #include <shimctl/cache/cache_backend.hpp>
 #include <shimctl/cache/shim_config.hpp>
 #include <shimctl/core/layout.hpp>
-#include <shimctl/core/scratch.hpp>
 #include <shimctl/core/transaction.hpp>
 #include <shimctl/util/process.hpp>
+#include <shimctl/util/scratch.hpp>
 #include <shimctl/util/text.hpp>
 #include <shimctl/verify/verify_compile.hpp>
 #include <sstream>
@@ -98,7 +98,7 @@ util::Result<Compile> compile_in_fresh_dir(const std::string& compiler,
                                            const Probe& probe,
                                            util::RunOptions options,
                                            bool through_shim) {
-  TRY_ASSIGN(auto scratch, core::ScratchDir::create("verify"));
+  TRY_ASSIGN(auto scratch, util::ScratchDir::create("verify"));
   TRY(scratch.write(probe.file, probe.source));
   options.cwd = scratch.path();
   if (!through_shim)
@@ -114,7 +114,7 @@ void check_link_and_run(const std::string& prefix,
                         const std::string& invoked,
                         const Probe& probe,
                         std::vector<Check>& out) {
-  auto scratch = core::ScratchDir::create("verify");
+  auto scratch = util::ScratchDir::create("verify");
   if (!scratch)
     return;
   if (!scratch->write(probe.file, probe.source))
@@ -241,7 +241,7 @@ void verify_compiles(const core::Context& context,
   run_options.env = cache::tool_environment(env);
   run_options.env["SHIMCTL_DISABLE"] = std::nullopt;
   run_options.env["SHIMCTL_ACTIVE"] = std::nullopt;
-  auto log_dir = core::ScratchDir::create("ccachelog");
+  auto log_dir = util::ScratchDir::create("ccachelog");
   if (!log_dir) {
     out.push_back({ c.path, "compile", Outcome::fail, log_dir.error().message });
     return;

@@ -2,8 +2,8 @@
 #include <shimctl/cache/cache_backend.hpp>
 #include <shimctl/cache/secrets.hpp>
 #include <shimctl/cache/shim_config.hpp>
-#include <shimctl/core/scratch.hpp>
 #include <shimctl/util/process.hpp>
+#include <shimctl/util/scratch.hpp>
 #include <shimctl/util/text.hpp>
 #include <shimctl/verify/verify_remote.hpp>
 
@@ -52,8 +52,8 @@ util::Result<cache::CacheStats> compile_with_empty_local_cache(const core::Manif
                                                                const RemoteProbe& probe,
                                                                util::RunOptions options,
                                                                std::string& error) {
-  TRY_ASSIGN(auto local, core::ScratchDir::create("remote-local"));
-  TRY_ASSIGN(auto work, core::ScratchDir::create("remote-src"));
+  TRY_ASSIGN(auto local, util::ScratchDir::create("remote-local"));
+  TRY_ASSIGN(auto work, util::ScratchDir::create("remote-src"));
   TRY(work.write(probe.file, remote_source));
   options.env["CCACHE_DIR"] = local.path();
   options.cwd = work.path();

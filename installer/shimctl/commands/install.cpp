@@ -4,11 +4,12 @@
 #include <shimctl/cache/secrets.hpp>
 #include <shimctl/cache/shared_cache.hpp>
 #include <shimctl/cache/shim_config.hpp>
+#include <shimctl/commands/install.hpp>
+#include <shimctl/commands/rollback.hpp>
+#include <shimctl/commands/steps.hpp>
+#include <shimctl/commands/update_installed.hpp>
 #include <shimctl/core/discovery.hpp>
 #include <shimctl/core/divert.hpp>
-#include <shimctl/core/install.hpp>
-#include <shimctl/core/rollback.hpp>
-#include <shimctl/core/steps.hpp>
 #include <shimctl/core/test_hooks.hpp>
 #include <shimctl/identity/fingerprint.hpp>
 #include <shimctl/identity/identity_snapshot.hpp>
@@ -17,7 +18,9 @@
 #include <shimctl/util/sha256.hpp>
 #include <shimctl/verify/verify.hpp>
 
-namespace shimctl::core {
+namespace shimctl::commands {
+
+using namespace shimctl::core;
 
 using util::ExitCode;
 using util::fail;
@@ -87,8 +90,7 @@ util::Result<Manifest> plan_manifest(const Context& context,
     m.compilers.push_back(std::move(c));
   }
   for (const auto& dir : cache::shim_directories(m))
-    m.created_files.push_back(dir.empty() ? std::string(shim_config_file)
-                                          : dir + "/" + std::string(shim_config_file));
+    m.created_files.push_back(shim_config_path(dir));
   return m;
 }
 
@@ -205,4 +207,23 @@ util::Result<InstallResult> apply_install(const Context& context,
   return fail("verification failed: {}; rolled back, the toolchain is as it was", reason);
 }
 
-} // namespace shimctl::core
+// A prefix without shims is planned, then installed, under one locked session;
+// an installed one is updated (re-adoption, cache settings in place).
+util::Result<InstallResult> install(const Context& context, const InstallOptions& options) {
+  TRY_ASSIGN(auto session, open_install_session(context, options));
+  if (session.manifest)
+    return update_installed(context, session, options);
+  auto plan = plan_install(context, session, options);
+  if (!plan) {
+    discard_created_state(session);
+    return std::unexpected(plan.error());
+  }
+  if (options.dry_run)
+    return planned_result(*plan);
+  auto result = apply_install(context, session, *plan, options);
+  if (!result)
+    discard_created_state(session);
+  return result;
+}
+
+} // namespace shimctl::commands

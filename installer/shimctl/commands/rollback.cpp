@@ -1,9 +1,11 @@
 #include <shimctl/cache/sccache_server.hpp>
-#include <shimctl/core/rollback.hpp>
-#include <shimctl/core/steps.hpp>
+#include <shimctl/commands/rollback.hpp>
+#include <shimctl/commands/steps.hpp>
 #include <shimctl/core/transaction.hpp>
 
-namespace shimctl::core {
+namespace shimctl::commands {
+
+using namespace shimctl::core;
 
 using util::ExitCode;
 using util::fail;
@@ -123,4 +125,4 @@ util::Result<RollbackResult> rollback(const Context& context, const RollbackOpti
   return rollback_session(context, session, options);
 }
 
-} // namespace shimctl::core
+} // namespace shimctl::commands

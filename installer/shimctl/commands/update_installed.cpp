@@ -1,10 +1,12 @@
 #include <algorithm>
 #include <shimctl/cache/secrets.hpp>
-#include <shimctl/core/adopt.hpp>
-#include <shimctl/core/installed.hpp>
-#include <shimctl/core/reconfigure.hpp>
+#include <shimctl/commands/adopt.hpp>
+#include <shimctl/commands/reconfigure.hpp>
+#include <shimctl/commands/update_installed.hpp>
 
-namespace shimctl::core {
+namespace shimctl::commands {
+
+using namespace shimctl::core;
 
 util::Result<InstallResult> update_installed(const Context& context,
                                              Session& session,
@@ -33,4 +35,4 @@ util::Result<InstallResult> update_installed(const Context& context,
   return result;
 }
 
-} // namespace shimctl::core
+} // namespace shimctl::commands

@@ -3,15 +3,15 @@
 // settings OPTIONS change (reconfigure.hpp); a dry run lists the changes.
 #pragma once
 
+#include <shimctl/commands/install_options.hpp>
 #include <shimctl/core/context.hpp>
-#include <shimctl/core/install_options.hpp>
 #include <shimctl/core/session.hpp>
 
-namespace shimctl::core {
+namespace shimctl::commands {
 
 // SESSION holds the prefix's manifest.
-[[nodiscard]] util::Result<InstallResult> update_installed(const Context& context,
-                                                           Session& session,
+[[nodiscard]] util::Result<InstallResult> update_installed(const core::Context& context,
+                                                           core::Session& session,
                                                            const InstallOptions& options);
 
-} // namespace shimctl::core
+} // namespace shimctl::commands

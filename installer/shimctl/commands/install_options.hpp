@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-namespace shimctl::core {
+namespace shimctl::commands {
 
 struct InstallOptions {
   std::string prefix;
@@ -30,7 +30,7 @@ struct InstallOptions {
   bool keep_on_failure = false;
   bool verify = true;
   verify::VerifyOptions verify_options;
-  SessionOptions session;
+  core::SessionOptions session;
 };
 
 struct InstallResult {
@@ -41,7 +41,7 @@ struct InstallResult {
     readopted,
     reconfigured
   } action = Action::installed;
-  Manifest manifest;
+  core::Manifest manifest;
   std::vector<std::string> plan;      // one line per step (per changed setting when reconfigured)
   std::vector<std::string> notes;     // what discovery skipped
   bool plan_changes_settings = false; // a dry run on an installed prefix: PLAN lists settings
@@ -53,4 +53,4 @@ struct InstallResult {
 [[nodiscard]] util::Result<std::optional<std::string>> absolute_cache_dir(
   const std::optional<std::string>& dir);
 
-} // namespace shimctl::core
+} // namespace shimctl::commands

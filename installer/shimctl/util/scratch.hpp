@@ -5,7 +5,7 @@
 #include <string>
 #include <string_view>
 
-namespace shimctl::core {
+namespace shimctl::util {
 
 class ScratchDir {
 public:
@@ -27,4 +27,4 @@ private:
   std::string path_;
 };
 
-} // namespace shimctl::core
+} // namespace shimctl::util

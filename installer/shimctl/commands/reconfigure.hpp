@@ -8,22 +8,22 @@
 
 #include <optional>
 #include <shimctl/cache/secrets.hpp>
+#include <shimctl/commands/install_options.hpp>
 #include <shimctl/core/context.hpp>
-#include <shimctl/core/install_options.hpp>
 #include <shimctl/core/session.hpp>
 #include <shimctl/core/transaction.hpp>
 #include <string>
 #include <vector>
 
-namespace shimctl::core {
+namespace shimctl::commands {
 
 struct Reconfiguration {
-  CacheSettings cache;              // the settings asked for
+  core::CacheSettings cache;        // the settings asked for
   std::vector<std::string> changes; // "remote: none -> redis://...", one per setting; empty: none
   // The secrets file (a remote's credential, cache/secrets.hpp) when it changes: the step that
   // writes or removes it, and the one that puts the present file back.
-  std::optional<Step> secret;
-  std::optional<Step> previous_secret;
+  std::optional<core::Step> secret;
+  std::optional<core::Step> previous_secret;
 };
 
 // What OPTIONS ask to change in INSTALLED's settings; a usage error naming
@@ -32,16 +32,16 @@ struct Reconfiguration {
 // an older shimctl kept in the manifest moves to the secrets file.
 [[nodiscard]] util::Result<Reconfiguration> requested_reconfiguration(
   const InstallOptions& options,
-  const Manifest& installed,
+  const core::Manifest& installed,
   const cache::SecretsFile& secrets);
 
 // Applies CHANGE to SESSION's installation (shim configs, manifest, identity
 // snapshot) as one transaction; then, when OPTIONS.verify, verifies, and on
 // a failure puts the previous settings back and fails.
-[[nodiscard]] util::Status reconfigure(const Context& context,
-                                       Session& session,
+[[nodiscard]] util::Status reconfigure(const core::Context& context,
+                                       core::Session& session,
                                        const InstallOptions& options,
                                        const Reconfiguration& change,
                                        InstallResult& result);
 
-} // namespace shimctl::core
+} // namespace shimctl::commands

@@ -8,13 +8,13 @@
 #include <string>
 #include <vector>
 
-namespace shimctl::core {
+namespace shimctl::commands {
 
 struct RollbackOptions {
   std::string prefix;
   bool force = false; // restore a .real even if it no longer matches its hash
-  SessionOptions session;
-  BusyWait busy; // how long to wait for compiles still running a .real
+  core::SessionOptions session;
+  core::BusyWait busy; // how long to wait for compiles still running a .real
 };
 
 struct RollbackResult {
@@ -24,12 +24,12 @@ struct RollbackResult {
   std::size_t servers_stopped = 0;   // sccache servers the shims had started
 };
 
-[[nodiscard]] util::Result<RollbackResult> rollback(const Context& context,
+[[nodiscard]] util::Result<RollbackResult> rollback(const core::Context& context,
                                                     const RollbackOptions& options);
 
 // Rolls back within an open, locked session (install's automatic rollback).
-[[nodiscard]] util::Result<RollbackResult> rollback_session(const Context& context,
-                                                            Session& session,
+[[nodiscard]] util::Result<RollbackResult> rollback_session(const core::Context& context,
+                                                            core::Session& session,
                                                             const RollbackOptions& options);
 
-} // namespace shimctl::core
+} // namespace shimctl::commands

@@ -1,13 +1,15 @@
 #include <algorithm>
 #include <shimctl/cache/shim_config.hpp>
-#include <shimctl/core/adopt.hpp>
+#include <shimctl/commands/adopt.hpp>
+#include <shimctl/commands/steps.hpp>
 #include <shimctl/core/layout.hpp>
-#include <shimctl/core/steps.hpp>
 #include <shimctl/core/transaction.hpp>
 #include <shimctl/identity/fingerprint.hpp>
 #include <shimctl/identity/identity_snapshot.hpp>
 
-namespace shimctl::core {
+namespace shimctl::commands {
+
+using namespace shimctl::core;
 
 using util::fail;
 
@@ -141,4 +143,4 @@ util::Status readopt_upgraded(const Context& context, Session& session, InstallR
   return {};
 }
 
-} // namespace shimctl::core
+} // namespace shimctl::commands

@@ -3,12 +3,14 @@
 #include <filesystem>
 #include <fstream>
 #include <shimctl/cache/shim_config.hpp>
-#include <shimctl/core/adopt.hpp>
-#include <shimctl/core/status.hpp>
+#include <shimctl/commands/adopt.hpp>
+#include <shimctl/commands/status.hpp>
 #include <shimctl/verify/verify.hpp>
 #include <shimctl/verify/verify_compile.hpp>
 
-namespace shimctl::core {
+namespace shimctl::commands {
+
+using namespace shimctl::core;
 
 namespace {
 
@@ -126,4 +128,4 @@ util::Result<StatusReport> status(const Context& context,
   return report;
 }
 
-} // namespace shimctl::core
+} // namespace shimctl::commands

@@ -6,20 +6,15 @@
 #include <shimctl/identity/fingerprint.hpp>
 #include <string>
 
-namespace shimctl::identity {
+namespace shimctl::commands {
 
 struct Identity {
   std::string layout;
-  Fingerprint fingerprint;
+  core::Fingerprint fingerprint;
 };
 
 [[nodiscard]] util::Result<Identity> current_identity(const core::Context& context,
                                                       const std::string& prefix,
                                                       const core::SessionOptions& session);
 
-// `shimctl refresh`: records the toolchain's current identity.
-[[nodiscard]] util::Result<Identity> refresh(const core::Context& context,
-                                             const std::string& prefix,
-                                             const core::SessionOptions& session);
-
-} // namespace shimctl::identity
+} // namespace shimctl::commands

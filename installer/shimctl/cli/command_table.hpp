@@ -68,8 +68,10 @@ void add_refresh_command(CLI::App& app, core::Context& context, Registry& regist
 void add_fingerprint_commands(CLI::App& app, core::Context& context, Registry& registry);
 // `shimctl cache export|import` (cmd_cache.cpp).
 void add_cache_commands(CLI::App& app, core::Context& context, Registry& registry);
-// `shimctl measure` and `shimctl check-build` (cmd_build.cpp).
-void add_build_commands(CLI::App& app, core::Context& context, Registry& registry);
+// `shimctl measure` (cmd_measure.cpp).
+void add_measure_command(CLI::App& app, core::Context& context, Registry& registry);
+// `shimctl check-build` (cmd_check_build.cpp).
+void add_check_build_command(CLI::App& app, core::Context& context, Registry& registry);
 // `shimctl identity-check` (cmd_identity.cpp), hidden: the shim's helper.
 void add_identity_commands(CLI::App& app, core::Context& context, Registry& registry);
 

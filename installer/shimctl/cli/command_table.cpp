@@ -1,7 +1,7 @@
 // What the commands share: the common options, warnings, errors and JSON output.
 #include <cstdio>
 #include <fmt/format.h>
-#include <shimctl/cli/commands.hpp>
+#include <shimctl/cli/command_table.hpp>
 #include <shimctl/util/text.hpp>
 
 namespace shimctl::cli {
@@ -50,7 +50,8 @@ void add_commands(CLI::App& app, core::Context& context, Registry& registry) {
   add_refresh_command(app, context, registry);
   add_fingerprint_commands(app, context, registry);
   add_cache_commands(app, context, registry);
-  add_build_commands(app, context, registry);
+  add_measure_command(app, context, registry);
+  add_check_build_command(app, context, registry);
   add_identity_commands(app, context, registry);
 }
 

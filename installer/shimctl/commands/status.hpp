@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-namespace shimctl::core {
+namespace shimctl::commands {
 
 struct CompilerStatus {
   std::string path;
@@ -37,7 +37,7 @@ struct CacheWriters {
 struct StatusReport {
   std::string prefix;
   bool installed = false;
-  std::optional<Manifest> manifest;
+  std::optional<core::Manifest> manifest;
   std::vector<CompilerStatus> compilers;
   std::string cache_location;
   cache::ShimEnvironment environment; // what the shims set for the cache tool
@@ -51,8 +51,8 @@ struct StatusReport {
   std::string recovered;
 };
 
-[[nodiscard]] util::Result<StatusReport> status(const Context& context,
+[[nodiscard]] util::Result<StatusReport> status(const core::Context& context,
                                                 const std::string& prefix,
-                                                const SessionOptions& session);
+                                                const core::SessionOptions& session);
 
-} // namespace shimctl::core
+} // namespace shimctl::commands

@@ -1,14 +1,12 @@
 #include <shimctl/cache/secrets.hpp>
 #include <shimctl/cache/shim_config.hpp>
-#include <shimctl/core/steps.hpp>
+#include <shimctl/commands/steps.hpp>
 
-namespace shimctl::core {
+namespace shimctl::commands {
+
+using namespace shimctl::core;
 
 using util::fail;
-
-std::string shim_config_path(const std::string& dir) {
-  return dir.empty() ? std::string(shim_config_file) : dir + "/" + std::string(shim_config_file);
-}
 
 Step shim_step(const WrappedCompiler& c) {
   auto shim = Step::of(StepKind::place_shim, c.path);
@@ -105,4 +103,4 @@ std::vector<Step> rollback_steps(const Manifest& m) {
   return steps;
 }
 
-} // namespace shimctl::core
+} // namespace shimctl::commands

@@ -1,10 +1,10 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <shimctl/core/scratch.hpp>
+#include <shimctl/util/scratch.hpp>
 #include <stdlib.h>
 
-namespace shimctl::core {
+namespace shimctl::util {
 
 util::Result<ScratchDir> ScratchDir::create(std::string_view purpose) {
   const char* tmp = std::getenv("TMPDIR");
@@ -36,4 +36,4 @@ util::Status ScratchDir::write(std::string_view name, std::string_view content) 
   return {};
 }
 
-} // namespace shimctl::core
+} // namespace shimctl::util

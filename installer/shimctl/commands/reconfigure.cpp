@@ -3,14 +3,16 @@
 #include <fmt/ranges.h> // fmt::join (fmt >= 10)
 #include <set>
 #include <shimctl/cache/sccache_server.hpp>
-#include <shimctl/core/adopt.hpp>
-#include <shimctl/core/reconfigure.hpp>
-#include <shimctl/core/steps.hpp>
+#include <shimctl/commands/adopt.hpp>
+#include <shimctl/commands/reconfigure.hpp>
+#include <shimctl/commands/steps.hpp>
 #include <shimctl/util/random.hpp>
 #include <shimctl/util/text.hpp>
 #include <shimctl/verify/verify.hpp>
 
-namespace shimctl::core {
+namespace shimctl::commands {
+
+using namespace shimctl::core;
 
 using util::ExitCode;
 using util::fail;
@@ -213,4 +215,4 @@ util::Status reconfigure(const Context& context,
   return fail("verification failed: {}; the previous cache settings are back", reason);
 }
 
-} // namespace shimctl::core
+} // namespace shimctl::commands

@@ -1,7 +1,9 @@
 #include <filesystem>
-#include <shimctl/core/install_options.hpp>
+#include <shimctl/commands/install_options.hpp>
 
-namespace shimctl::core {
+namespace shimctl::commands {
+
+using namespace shimctl::core;
 
 using util::ExitCode;
 using util::fail;
@@ -21,4 +23,4 @@ util::Result<std::optional<std::string>> absolute_cache_dir(const std::optional<
   return text;
 }
 
-} // namespace shimctl::core
+} // namespace shimctl::commands

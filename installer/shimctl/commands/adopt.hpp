@@ -3,34 +3,35 @@
 // original (its .real, the manifest and the fingerprint follow).
 #pragma once
 
+#include <shimctl/commands/install_options.hpp>
 #include <shimctl/core/context.hpp>
-#include <shimctl/core/install_options.hpp>
 #include <shimctl/core/session.hpp>
 #include <shimctl/core/transaction.hpp>
 
-namespace shimctl::core {
+namespace shimctl::commands {
 
 // Compilers whose shim was replaced by another regular file.
-[[nodiscard]] util::Result<std::vector<std::string>> upgraded_compilers(const Session& session);
+[[nodiscard]] util::Result<std::vector<std::string>> upgraded_compilers(
+  const core::Session& session);
 
 // Diverted compilers (`install --divert`) whose .real no longer matches the
 // manifest: dpkg installed the package's newer file there, under the shim.
-[[nodiscard]] util::Result<std::vector<std::string>> diverted_updates(const Session& session);
+[[nodiscard]] util::Result<std::vector<std::string>> diverted_updates(const core::Session& session);
 
 // Re-adopts every upgraded compiler (and records the new .real of every
 // diverted one); a no-op when there is none.
-[[nodiscard]] util::Status readopt_upgraded(const Context& context,
-                                            Session& session,
+[[nodiscard]] util::Status readopt_upgraded(const core::Context& context,
+                                            core::Session& session,
                                             InstallResult& result);
 
 // Rewrites the fingerprint, shim configs and manifest of SESSION for the
 // toolchain as it is now (refresh, and the end of a re-adoption), and the
 // secrets file with SECRET (write_secret or remove_secret) in the same
 // transaction (reconfigure).
-[[nodiscard]] util::Status rewrite_identity(const Context& context,
-                                            Session& session,
+[[nodiscard]] util::Status rewrite_identity(const core::Context& context,
+                                            core::Session& session,
                                             const std::vector<std::string>& reshim,
-                                            Manifest& updated,
-                                            const std::optional<Step>& secret = std::nullopt);
+                                            core::Manifest& updated,
+                                            const std::optional<core::Step>& secret = std::nullopt);
 
-} // namespace shimctl::core
+} // namespace shimctl::commands
