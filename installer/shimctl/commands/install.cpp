@@ -210,6 +210,7 @@ util::Result<InstallResult> apply_install(const Context& context,
 // A prefix without shims is planned, then installed, under one locked session;
 // an installed one is updated (re-adoption, cache settings in place).
 util::Result<InstallResult> install(const Context& context, const InstallOptions& options) {
+  TRY(check_install_options(context, options)); // bad input: exit 2 before any work
   TRY_ASSIGN(auto session, open_install_session(context, options));
   if (session.manifest)
     return update_installed(context, session, options);

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <optional>
+#include <shimctl/core/context.hpp>
 #include <shimctl/core/manifest.hpp>
 #include <shimctl/core/session.hpp>
 #include <shimctl/verify/verify_report.hpp>
@@ -47,6 +48,20 @@ struct InstallResult {
   bool plan_changes_settings = false; // a dry run on an installed prefix: PLAN lists settings
   std::optional<verify::VerifyReport> report;
 };
+
+// Refuses a bad option before any work (nothing read in the prefix, no
+// session, no compile): exit 2 and one line naming the option and what to do.
+// --max-size and --remote in the forms the cache tool reads (cache/max_size.hpp,
+// cache/remote_url.hpp; the tool: --cache/--cache-tool, else the installed
+// prefix's, else ccache), --cache-dir and --shared-cache a directory or one
+// that can be created, --offload-arch (other than the default) a GPU target the
+// prefix's clang knows: asked once, `clang -x hip --offload-arch=ARCH
+// --cuda-device-only -nogpulib -nogpuinc -### -c /dev/null` (the driver checks
+// the target ID and compiles nothing: 40 ms with clang-21, 90 ms with
+// clang-15). commands::install runs it first, for a new installation and for an
+// installed prefix's update (re-adoption, reconfiguration) alike.
+[[nodiscard]] util::Status check_install_options(const core::Context& context,
+                                                 const InstallOptions& options);
 
 // --cache-dir as an absolute path (relative ones are taken from the working
 // directory: the shim runs in every directory).
