@@ -36,7 +36,9 @@ expect_refused() {
   [ -d "$P/.shimctl" ] && had_state=1
   [ -f "$P/.shimctl/manifest.json" ] && cp "$P/.shimctl/manifest.json" manifest.before
   age_atimes "$P"
+  local start; start=$(date +%s%N)
   "$SHIMCTL" install "$P" "$@" >out 2>err || rc=$?
+  echo "    (install $*: exit $rc after $(elapsed_since "$start") s)"
   read_files "$P" > read # first: the listing below reads every file
   expect_eq 2 "$rc" "exit code of install $*"
   expect_eq 1 "$(wc -l < err)" "lines on stderr of install $* ($(cat err))"
@@ -90,9 +92,7 @@ test_bad_remote_is_refused() {
 test_bad_offload_arch_is_refused() {
   TEST "install --offload-arch gfx9999: the prefix's clang asked once (-###), exit 2, one line"
   private_rocm_copy
-  local start; start=$(date +%s%N)
   expect_refused --offload-arch "$CLANG_READS" -- --offload-arch gfx9999
-  echo "    (the refused install took $(elapsed_since "$start") s)"
   expect_contains "$(cat err)" "shimctl: error: --offload-arch: 'gfx9999' is not a GPU target $P/llvm/bin/clang knows" "the refusal"
   expect_contains "$(cat err)" "invalid target ID 'gfx9999'" "clang's reason in the refusal"
   expect_refused --offload-arch "$CLANG_READS" -- --offload-arch gfx90a:nosuchfeature+
