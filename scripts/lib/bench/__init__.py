@@ -1,0 +1,1 @@
+"""scripts/bench as a Python package: see scripts/bench."""

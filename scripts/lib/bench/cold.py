@@ -1,0 +1,141 @@
+"""--section cold: what a cold cache miss costs through the shim (issue 22).
+
+For each stack, cache tool and call shape, paired rounds of one HIP compile by the uncached
+original toolchain and of the same compile through the shim, each a guaranteed miss:
+  stacks   debian12: a prefix by scripts/make-rocm-prefix (perl hipcc 5.2, clang-15), ccache 4.7.5
+           (Debian's sccache 0.4 does not cache HIP: not measured);
+           sid: inside scripts/make-sid-root's root, a prefix by make-rocm-prefix --stack sid
+           (hipcc 7.0.2, clang-21), ccache 4.14.2 and sccache 0.17
+  shapes   hipcc; hipcc -MD -MF; the prefix's clang++ -x hip; the same with -MD -MF; and
+           clang++ -x hip --cuda-device-only -MD -MF (one compiler job)
+The uncached side is a pristine prefix; the shim side an identical one after `shimctl install`
+(with verification; its own cache dir). Each round writes a kernel with a round-specific constant
+into two new directories (the same source and the same relative -o k.o on both sides: HIP objects
+embed a CUID derived from the output name) and runs both compiles, the order alternating per
+round, after one untimed warm-up pair. Reported per shape: the median of each side, the median of
+the per-round ratios shim / uncached (target <= 1.03), the cache's counts over the timed rounds
+(`shimctl measure --json` around them: every shim compile must be a miss), and, from one more
+compile per side under `strace -f -e trace=execve` (for sccache also attached to its server, which
+runs the compiler), how often clang ran: driver runs, cc1 jobs, and of those how many only
+preprocessed (-E); version/triple probes apart.
+
+Run as root, on the host (both build dirs must exist): scripts/bench --section cold [--quick]
+  BUILD_DIR      host build (default <repo>/build); SID_BUILD_DIR  build made inside the sid root
+  (default <repo>/build-sid); BENCH_COLD_ROUNDS (default 11, --quick 3), BENCH_COLD_STACKS
+  (default "debian12 sid"), BENCH_COLD_SHAPES (default all five), BENCH_COLD_TOOLS (default
+  "ccache sccache"; sccache on sid only), SHIMCTL_SID_ROOT (default /var/cache/shimctl/sid-root).
+Builds, e.g.:
+  cmake -S . -B build-cold -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo && ninja -C build-cold shimctl shim
+  scripts/sid-run /var/cache/shimctl/sid-root bash -c 'cmake -S /work/main -B /work/main/build-cold-sid \\
+    -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo && ninja -C /work/main/build-cold-sid shimctl shim'
+Each stack runs as `scripts/bench --cold-stack STACK WORKDIR SHIMCTL ROUNDS TOOL...` (through
+scripts/sid-run for sid), which writes WORKDIR/results.json; the timed rounds of a shape run as
+`shimctl measure --json -- scripts/bench --cold-rounds SPEC.json`. COLD.md goes to --out.
+"""
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from . import cold_stack
+from .common import BenchError, loadavg, log
+
+
+def pick_tools(*tools):
+    want = os.environ.get("BENCH_COLD_TOOLS", "").split() or list(tools)
+    return [t for t in tools if t in want]
+
+
+def check_build(b, d):
+    if not (os.access(d / "installer/shimctl", os.X_OK) and os.access(d / "shim/shimctl-shim", os.X_OK)):
+        raise BenchError(f"no shimctl build in {d} (see scripts/lib/bench/cold.py, 'Builds')")
+    shim_time = (d / "shim/shimctl-shim").stat().st_mtime
+    newer = [str(p) for p in (b.root / "shim").rglob("*.[ch]") if p.stat().st_mtime > shim_time][:3]
+    if newer:
+        log(f"cold: warning: {d}/shim/shimctl-shim is older than {' '.join(newer)}")
+
+
+def run_stack(argv):
+    """A stack's runner, its progress on our stderr."""
+    if subprocess.run([str(a) for a in argv], stdin=subprocess.DEVNULL).returncode != 0:
+        raise BenchError(f"the cold stack failed: {' '.join(map(str, argv))}")
+
+
+def section_cold(b):
+    quick = b.quick
+    rounds = os.environ.get("BENCH_COLD_ROUNDS") or ("3" if quick else "11")
+    stacks = os.environ.get("BENCH_COLD_STACKS", "debian12 sid").split()
+    sid_root = Path(os.environ.get("SHIMCTL_SID_ROOT", "/var/cache/shimctl/sid-root"))
+    sid_build = Path(os.environ.get("SID_BUILD_DIR") or b.root / "build-sid").absolute()
+    git = lambda *a: subprocess.run(["git", "-C", str(b.root), *a], capture_output=True, text=True).stdout.strip()
+    commit = git("log", "-1", "--format=%h")
+    if git("status", "--porcelain", "--", "shim", "installer"):
+        commit += " + uncommitted changes in shim/ or installer/"
+    info = {"started": b.get("bench.started"), "commit": commit,
+            "machine": f"{os.cpu_count()} cores, {b.get('machine.cpu')}", "load_start": loadavg()}
+    entry = [sys.executable, str(b.scripts / "bench"), "--cold-stack"]
+    nice = ["nice", "-n", str(b.nice)]
+    for stack in stacks:
+        if stack == "debian12":
+            tools = pick_tools("ccache")
+            if not tools:
+                continue
+            check_build(b, b.build)
+            log(f"cold: debian12 stack, {' '.join(tools)}, {rounds} rounds (shimctl: {b.build})")
+            run_stack(nice + entry + ["debian12", b.W / "cold-debian12", b.shimctl, rounds, *tools])
+        elif stack == "sid":
+            if not os.access(sid_root / "bin/sh", os.X_OK):
+                raise BenchError(f"no sid root at {sid_root}: run scripts/make-sid-root {sid_root}")
+            tools = pick_tools("ccache", "sccache")
+            if not tools:
+                continue
+            check_build(b, sid_build)
+            log(f"cold: sid stack, {' '.join(tools)}, {rounds} rounds (shimctl: {sid_build}, root {sid_root})")
+            # sid-run binds the repository; the work dir too, and a build (and its sources:
+            # shimctl reads their manifests/) from elsewhere
+            binds = [b.W]
+            cache = (sid_build / "CMakeCache.txt").read_text()
+            home = next((l.split("=", 1)[1] for l in cache.splitlines() if l.startswith("CMAKE_HOME_DIRECTORY:INTERNAL=")), "")
+            for d in (str(sid_build), home):
+                if d and not (d + "/").startswith(str(b.root) + "/") and d != "/":
+                    binds.append(d)
+            args = [a for d in binds for a in ("--bind", d)]
+            inner = ["python3", str(b.scripts / "bench"), "--cold-stack"]
+            # (sid-run passes no environment: the shapes go on the command line)
+            shapes = f"BENCH_COLD_SHAPES={os.environ.get('BENCH_COLD_SHAPES', '')}"
+            run_stack([b.scripts / "sid-run", *args, sid_root, "env", shapes, *nice, *inner, "sid", b.W / "cold-sid",
+                       sid_build / "installer/shimctl", rounds, *tools])
+            for d in binds:  # sid-run's mount points, left empty in the root
+                try:
+                    os.rmdir(f"{sid_root}{d}")
+                except OSError:
+                    pass
+        else:
+            raise BenchError(f"BENCH_COLD_STACKS: unknown stack {stack} (debian12, sid)")
+    info["load_end"] = loadavg()
+    results = [json.loads(p.read_text()) for p in sorted(b.W.glob("cold-*/results.json"))]
+    md = cold_stack.report(info, results)
+    (b.out / "COLD.md").write_text(md)
+    print(md, end="")
+    log(f"wrote {b.out}/COLD.md")
+
+
+def stack_main(argv):
+    """scripts/bench --cold-stack STACK WORKDIR SHIMCTL ROUNDS TOOL... (on the host or in the root)."""
+    if len(argv) < 5:
+        print("usage: scripts/bench --cold-stack STACK WORKDIR SHIMCTL ROUNDS TOOL... (run by --section cold)",
+              file=sys.stderr)
+        return 2
+    try:
+        cold_stack.Stack(argv[0], Path(argv[1]), Path(argv[2]), int(argv[3])).run(argv[4:])
+    except cold_stack.ColdError as e:
+        print(f"bench-cold: {e}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def rounds_main(argv):
+    """scripts/bench --cold-rounds SPEC.json: the timed rounds of one shape (under measure)."""
+    return cold_stack.timed_rounds(json.loads(Path(argv[0]).read_text()))
+
