@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <shimctl/core/manifest.hpp>
 #include <string>
+#include <vector>
 
 namespace {
 
@@ -22,9 +23,12 @@ constexpr const char* fuzz_prefix = "@PREFIX@";
 
 } // namespace
 
+// The names the CLI gives the reader (cache::tool_names(); the fuzz target builds core alone).
+const std::vector<std::string> cache_tools{ "ccache", "sccache" };
+
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   std::string text(reinterpret_cast<const char*>(data), size);
-  auto parsed = shimctl::core::parse_manifest(text, fuzz_prefix);
+  auto parsed = shimctl::core::parse_manifest(text, fuzz_prefix, cache_tools);
   if (!parsed) {
     const auto& message = parsed.error().message;
     if (message.empty() || message.find('\n') != std::string::npos ||
@@ -35,7 +39,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     return 0;
   }
   auto written = shimctl::core::to_json(*parsed);
-  auto again = shimctl::core::parse_manifest(written, fuzz_prefix);
+  auto again = shimctl::core::parse_manifest(written, fuzz_prefix, cache_tools);
   if (!again)
     violated("what to_json writes must parse again", again.error().message + "\n" + written);
   if (shimctl::core::to_json(*again) != written)

@@ -1,7 +1,8 @@
-// install's --max-size checked per cache tool before any work (cache/max_size.*): ccache's
-// documented size grammar (4.7 and 4.14 read the same forms), sccache's whole numbers.
+// install's --max-size checked per cache tool before any work (Tool::check_max_size,
+// cache/max_size.*): ccache's documented size grammar (4.7 and 4.14 read the same forms), sccache's
+// whole numbers.
 #include <doctest/doctest.h>
-#include <shimctl/cache/max_size.hpp>
+#include <shimctl/cache/tool.hpp>
 #include <string>
 
 using namespace shimctl;
@@ -10,7 +11,9 @@ namespace {
 
 // The refusal of SIZE for KIND, or "" when it is accepted; every refusal is exit 2.
 std::string refusal(const std::string& kind, const std::string& size) {
-  auto s = cache::check_max_size(kind, size);
+  const auto* tool = cache::tool_named(kind);
+  REQUIRE(tool);
+  auto s = tool->check_max_size(size);
   if (s)
     return "";
   CHECK(s.error().code == util::ExitCode::usage);

@@ -1,7 +1,8 @@
-// install's --remote checked per cache tool before any work (cache/remote_url.*): the URL forms
-// ccache 4.7 and 4.14 and sccache store to; every refusal is exit 2, one line, no credential.
+// install's --remote checked per cache tool before any work (Tool::check_remote_url,
+// cache/remote_url.*): the URL forms ccache 4.7 and 4.14 and sccache store to; every refusal is
+// exit 2, one line, no credential.
 #include <doctest/doctest.h>
-#include <shimctl/cache/remote_url.hpp>
+#include <shimctl/cache/tool.hpp>
 #include <string>
 
 using namespace shimctl;
@@ -10,7 +11,12 @@ namespace {
 
 // The one-line refusal of URL for KIND at VERSION, or "" when it is accepted.
 std::string refusal(const std::string& kind, const std::string& version, const std::string& url) {
-  auto s = cache::check_remote_url(kind, url, version);
+  const auto* tool = cache::tool_named(kind);
+  REQUIRE(tool);
+  core::CacheSettings settings;
+  settings.kind = kind;
+  settings.version = version;
+  auto s = tool->check_remote_url(settings, url);
   if (s)
     return "";
   CHECK(s.error().code == util::ExitCode::usage);

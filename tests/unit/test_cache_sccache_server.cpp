@@ -102,18 +102,18 @@ TEST_CASE("no empty value reaches the shim config") {
 TEST_CASE("remotes sccache 0.4 cannot honour are refused") {
   auto s = sccache_settings("/cache/a");
   s.remote = "redis://127.0.0.1:6379";
-  CHECK(cache::check_sccache_remote(s).has_value());
+  CHECK(cache::check_remote(s).has_value());
   s.remote_read_only = true;
-  auto ro = cache::check_sccache_remote(s);
+  auto ro = cache::check_remote(s);
   REQUIRE_FALSE(ro.has_value());
   CHECK(ro.error().message ==
         "--remote-read-only: sccache 0.4.0-pre.6 has no read-only mode for Redis and would write "
         "to it; use --cache ccache for a read-only remote");
   s.remote_read_only = false;
   s.remote = "http://127.0.0.1:8080/cache";
-  CHECK_FALSE(cache::check_sccache_remote(s).has_value());
+  CHECK_FALSE(cache::check_remote(s).has_value());
   s.kind = "ccache";
-  CHECK(cache::check_sccache_remote(s).has_value());
+  CHECK(cache::check_remote(s).has_value());
 }
 
 TEST_SUITE_END();

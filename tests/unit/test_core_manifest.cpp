@@ -1,3 +1,5 @@
+#include "cache_tools.hpp"
+
 #include <doctest/doctest.h>
 #include <functional>
 #include <nlohmann/json.hpp>
@@ -58,7 +60,7 @@ std::string error_after(const std::function<void(nlohmann::json&)>& edit,
                         const std::string& expected_prefix = prefix) {
   auto j = nlohmann::json::parse(core::to_json(sample_manifest()));
   edit(j);
-  auto parsed = core::parse_manifest(j.dump(), expected_prefix);
+  auto parsed = core::parse_manifest(j.dump(), expected_prefix, known_cache_tools());
   REQUIRE_FALSE(parsed);
   CHECK(parsed.error().code == util::ExitCode::corrupt);
   return parsed.error().message;
@@ -71,7 +73,7 @@ TEST_SUITE_BEGIN("core::Manifest");
 TEST_CASE("to_json and parse_manifest round trip") {
   auto m = sample_manifest();
   auto text = core::to_json(m);
-  auto parsed = core::parse_manifest(text, prefix);
+  auto parsed = core::parse_manifest(text, prefix, known_cache_tools());
   REQUIRE(parsed);
   CHECK(core::to_json(*parsed) == text);
   CHECK(parsed->prefix == prefix);
@@ -102,7 +104,7 @@ TEST_CASE("optional cache settings may be absent or null") {
   m.cache.max_size.reset();
   m.cache.remote.reset();
   m.cache.remote_read_only = false;
-  auto parsed = core::parse_manifest(core::to_json(m), prefix);
+  auto parsed = core::parse_manifest(core::to_json(m), prefix, known_cache_tools());
   REQUIRE(parsed);
   CHECK_FALSE(parsed->cache.dir);
   CHECK_FALSE(parsed->cache.remote);
@@ -115,7 +117,7 @@ TEST_CASE("a remote with a credential: the redacted URL, remote_secret and secre
   m.cache.remote_secret = true;
   m.cache.secret_id = "0123456789abcdef";
   auto text = core::to_json(m);
-  auto parsed = core::parse_manifest(text, prefix);
+  auto parsed = core::parse_manifest(text, prefix, known_cache_tools());
   REQUIRE(parsed);
   CHECK(parsed->cache.remote_secret);
   CHECK(parsed->cache.secret_id == m.cache.secret_id);
@@ -126,7 +128,7 @@ TEST_CASE("a manifest written before the secrets file (no remote_secret, no secr
   auto j = nlohmann::json::parse(core::to_json(sample_manifest()));
   j["cache"].erase("remote_secret");
   j["cache"].erase("secret_id");
-  auto parsed = core::parse_manifest(j.dump(), prefix);
+  auto parsed = core::parse_manifest(j.dump(), prefix, known_cache_tools());
   REQUIRE(parsed);
   CHECK_FALSE(parsed->cache.remote_secret);
   CHECK_FALSE(parsed->cache.secret_id);
@@ -148,7 +150,8 @@ TEST_CASE("broken manifests are refused with a message naming the field") {
   }
   SUBCASE("not JSON") {
     auto text = core::to_json(sample_manifest());
-    auto parsed = core::parse_manifest(text.substr(0, text.size() / 2), prefix);
+    auto parsed =
+      core::parse_manifest(text.substr(0, text.size() / 2), prefix, known_cache_tools());
     REQUIRE_FALSE(parsed);
     CHECK(parsed.error().message == "manifest is not valid JSON (truncated or damaged)");
     CHECK(parsed.error().code == util::ExitCode::corrupt);

@@ -1,5 +1,6 @@
 #include <algorithm>
 #include <shimctl/build/compile_command.hpp>
+#include <shimctl/cache/tool.hpp>
 
 namespace shimctl::build {
 
@@ -128,11 +129,8 @@ CompileCommand split_compile_command(std::string_view command, const CompileHint
 std::string launcher_cache_name(std::string_view launcher) {
   for (const auto& word : shell_words(launcher))
     for (const auto& item : list_items(word)) {
-      auto name = basename_of(item);
-      if (name.starts_with("ccache"))
-        return "ccache";
-      if (name.starts_with("sccache"))
-        return "sccache";
+      if (const auto* tool = cache::tool_launched_by(basename_of(item)))
+        return std::string(tool->name());
     }
   return "";
 }

@@ -37,10 +37,10 @@ struct CompileHints {
                                                    const CompileHints& hints);
 
 // True when LAUNCHER runs a compiler cache: one of its words (a CMake list's items too) is
-// ccache or sccache by name ("ccache", "/usr/bin/sccache", "env CCACHE_SLOPPINESS=x ccache").
+// ccache or sccache by name (ccache, /usr/bin/sccache, env CCACHE_SLOPPINESS=x ccache).
 [[nodiscard]] bool launcher_is_cache(std::string_view launcher);
 
-// The cache tool a launcher runs, by name ("ccache", "sccache"); "" when none.
+// The name of the cache tool a launcher runs (cache::tool_launched_by); "" when none.
 [[nodiscard]] std::string launcher_cache_name(std::string_view launcher);
 
 } // namespace shimctl::build

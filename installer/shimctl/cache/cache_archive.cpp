@@ -75,15 +75,10 @@ util::Result<ArchiveHeader> parse_archive_header(const std::string& text) {
 
 util::Result<CacheTarget> cache_target(const core::Context& context,
                                        const CacheArchiveOptions& options) {
-  TRY_ASSIGN(auto session, core::open_session(context, options.prefix, options.session));
+  TRY_ASSIGN(auto session, core::open_installed_session(context, options.prefix, options.session));
   CacheTarget target{ std::move(session), {}, {} };
-  if (!target.session.manifest)
-    return fail(ExitCode::not_installed,
-                "{} is not installed; run 'shimctl install {}' first",
-                target.session.prefix,
-                target.session.prefix);
   const auto& m = *target.session.manifest;
-  if (m.cache.kind != "ccache")
+  if (!tool_of(m.cache).archives())
     return fail(ExitCode::usage,
                 "{} uses {}: cache archives hold ccache caches only",
                 target.session.prefix,

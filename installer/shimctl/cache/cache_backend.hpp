@@ -1,9 +1,11 @@
-// The cache tools the shim can hand compiles to (ccache, sccache): finding
-// them, the environment the shim gives them, and reading their statistics.
+// The cache tool of a prefix: finding it, the environment the shim gives it,
+// and what shimctl asks of it (remote check, statistics, location), each
+// answered by its cache::Tool (tool.hpp).
 #pragma once
 
 #include <map>
 #include <optional>
+#include <shimctl/cache/tool.hpp>
 #include <shimctl/core/manifest.hpp>
 #include <shimctl/util/error.hpp>
 #include <shimctl/util/process.hpp>
@@ -11,21 +13,6 @@
 #include <vector>
 
 namespace shimctl::cache {
-
-struct ShimEnvironment {
-  std::vector<std::string> defaults; // NAME=VALUE, applied where NAME is unset
-  std::vector<std::string> appends;  // NAME=VALUE, appended with ':' to NAME
-  // NAME=VALUE lines of the prefix's secrets file (secrets.hpp), where a caller
-  // read them: never rendered into a config; they win over DEFAULTS.
-  std::vector<std::string> secrets;
-  // ccache: the shim keys the cache by the identity snapshot and asks this
-  // shimctl to re-check a stale one (identity/identity_snapshot.hpp).
-  std::string identity_helper;
-  // sccache: each user's own server for this configuration (sccache_server.hpp):
-  // transport (SHIMCTL_SCCACHE_UNIX or _TCP) and key; empty for ccache.
-  std::string sccache_transport;
-  std::string sccache_key;
-};
 
 // Finds the tool (`kind` in PATH unless PATH_OVERRIDE) and reads its version.
 [[nodiscard]] util::Result<core::CacheSettings> find_cache_tool(
@@ -46,13 +33,10 @@ struct ShimEnvironment {
 [[nodiscard]] std::map<std::string, std::optional<std::string>> tool_environment(
   const ShimEnvironment& env);
 
-// Counters of the cache the tool uses under ENV: hits, misses and so on.
-struct CacheStats {
-  std::map<std::string, std::uint64_t> counters;
-  [[nodiscard]] std::uint64_t get(const std::string& name) const;
-  [[nodiscard]] std::uint64_t hits() const;
-  [[nodiscard]] std::uint64_t misses() const;
-};
+// Refuses remote settings SETTINGS' tool cannot honour (Tool::check_remote).
+[[nodiscard]] util::Status check_remote(const core::CacheSettings& settings);
+
+// Counters of the cache the tool uses under OPTIONS (Tool::read_stats).
 [[nodiscard]] util::Result<CacheStats> read_stats(const core::CacheSettings& settings,
                                                   const util::RunOptions& options);
 

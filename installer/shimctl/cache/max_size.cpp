@@ -48,15 +48,16 @@ bool is_sccache_size(std::string_view s) {
 
 } // namespace
 
-util::Status check_max_size(std::string_view tool_kind, std::string_view value) {
-  if (tool_kind == "sccache") {
-    if (!is_sccache_size(value))
-      return fail(ExitCode::usage,
-                  "--max-size: '{}' is not a size sccache reads (a whole number with K, M, G or "
-                  "T, e.g. 5G, 500M)",
-                  value);
-    return {};
-  }
+util::Status check_sccache_max_size(std::string_view value) {
+  if (!is_sccache_size(value))
+    return fail(ExitCode::usage,
+                "--max-size: '{}' is not a size sccache reads (a whole number with K, M, G or "
+                "T, e.g. 5G, 500M)",
+                value);
+  return {};
+}
+
+util::Status check_ccache_max_size(std::string_view value) {
   if (!is_ccache_size(value))
     return fail(ExitCode::usage,
                 "--max-size: '{}' is not a size (e.g. 5G, 500M, 1.5G, 5GiB; 0 for no limit)",

@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <optional>
 #include <shimctl/cache/remote_url.hpp>
+#include <shimctl/core/manifest.hpp>
 #include <shimctl/util/process.hpp>
 #include <shimctl/util/text.hpp>
 #include <string>
@@ -25,9 +26,10 @@ bool all_digits(std::string_view s) {
   return !s.empty() && std::all_of(s.begin(), s.end(), is_digit);
 }
 
-// "ccache 4.7.5", or "ccache" when the version is unknown.
-std::string tool_name(std::string_view kind, std::string_view version) {
-  return version.empty() ? std::string(kind) : fmt::format("{} {}", kind, version);
+// The tool and its version for messages (ccache 4.7.5), or the tool alone when the version is
+// unknown.
+std::string tool_name(const core::CacheSettings& tool) {
+  return tool.version.empty() ? tool.kind : fmt::format("{} {}", tool.kind, tool.version);
 }
 
 // ccache >= 4.13 (or an unknown version): storage helpers, crsh:, properties as words.
@@ -125,11 +127,11 @@ std::string redis_problem(std::string_view url) {
 
 // A storage helper for SCHEME (ccache >= 4.13): ccache-storage-SCHEME in a libexec directory,
 // beside ccache, or in PATH.
-bool storage_helper_installed(std::string_view scheme) {
+bool storage_helper_installed(std::string_view scheme, const core::CacheSettings& tool) {
   auto helper = "ccache-storage-" + std::string(scheme);
   std::vector<std::string> candidates{ "/usr/libexec/" + helper, "/usr/local/libexec/" + helper };
-  if (auto ccache = util::find_in_path("ccache"); !ccache.empty())
-    candidates.push_back((std::filesystem::path(ccache).parent_path() / helper).string());
+  if (!tool.path.empty())
+    candidates.push_back((std::filesystem::path(tool.path).parent_path() / helper).string());
   for (const auto& candidate : candidates)
     if (::access(candidate.c_str(), X_OK) == 0)
       return true;
@@ -137,7 +139,7 @@ bool storage_helper_installed(std::string_view scheme) {
 }
 
 // One of ccache's storage URLs (attributes cut off): why ccache cannot store to it, or "".
-std::string ccache_url_problem(std::string_view url, std::string_view version) {
+std::string ccache_url_problem(std::string_view url, const core::CacheSettings& tool) {
   auto scheme = scheme_of(url);
   auto rest = url.substr(scheme.size() + 1);
   if (scheme == "redis")
@@ -171,34 +173,34 @@ std::string ccache_url_problem(std::string_view url, std::string_view version) {
       return "names no absolute directory (file:/DIR or file:///DIR)";
     return {};
   }
-  if (has_storage_helpers(version)) {
+  if (has_storage_helpers(tool.version)) {
     if (scheme == "crsh")
       return rest.empty() ? "names no helper endpoint (crsh:/PATH/TO/SOCKET)" : "";
-    if (storage_helper_installed(scheme))
+    if (storage_helper_installed(scheme, tool))
       return {};
     return fmt::format("has scheme '{}': {} has no such built-in storage and no storage helper "
                        "ccache-storage-{} is installed (https://ccache.dev/storage-helpers.html); "
                        "use redis://, http:// or file:, or install the helper",
                        scheme,
-                       tool_name("ccache", version),
+                       tool_name(tool),
                        scheme);
   }
   return fmt::format("has scheme '{}', which {} does not store to; use redis://HOST[:PORT], "
                      "http://HOST[:PORT]/PATH, file:/DIR or redis+unix:/SOCKET",
                      scheme,
-                     tool_name("ccache", version));
+                     tool_name(tool));
 }
 
 // One storage of ccache's list, URL|ATTRIBUTE|..., with PROPERTIES (the words after it, ccache
 // >= 4.13): why ccache cannot use it, or "".
 std::string ccache_storage_problem(std::string_view storage,
                                    const std::vector<std::string_view>& properties,
-                                   std::string_view version) {
+                                   const core::CacheSettings& tool) {
   auto bar = storage.find('|');
   auto url = storage.substr(0, bar);
   if (scheme_of(url).empty())
     return "is not a storage URL (e.g. redis://HOST:6379, http://HOST/cache, file:/DIR)";
-  if (auto problem = ccache_url_problem(url, version); !problem.empty())
+  if (auto problem = ccache_url_problem(url, tool); !problem.empty())
     return problem;
   auto attributes = properties;
   for (auto at = bar; at != std::string_view::npos;) {
@@ -224,7 +226,7 @@ std::string ccache_storage_problem(std::string_view storage,
   return {};
 }
 
-util::Status check_ccache_url(std::string_view url, std::string_view version) {
+util::Status check_ccache_url(std::string_view url, const core::CacheSettings& tool) {
   // Storages are separated by spaces; from 4.13 a word that is no URL is a property of the
   // storage before it.
   std::vector<std::string_view> words;
@@ -241,15 +243,15 @@ util::Status check_ccache_url(std::string_view url, std::string_view version) {
     auto next = i + 1;
     for (; next < words.size() && scheme_of(words[next]).empty() && is_attribute(words[next]);
          ++next) {
-      if (!has_storage_helpers(version))
+      if (!has_storage_helpers(tool.version))
         return fail(ExitCode::usage,
                     "--remote: '{}' is no storage URL; {} takes attributes after '|' (e.g. "
                     "http://HOST/cache|read-only)",
                     util::redact_credentials(words[next]),
-                    tool_name("ccache", version));
+                    tool_name(tool));
       properties.push_back(words[next]);
     }
-    if (auto problem = ccache_storage_problem(words[i], properties, version); !problem.empty())
+    if (auto problem = ccache_storage_problem(words[i], properties, tool); !problem.empty())
       return fail(
         ExitCode::usage, "--remote: '{}' {}", util::redact_credentials(words[i]), problem);
     i = next;
@@ -257,7 +259,7 @@ util::Status check_ccache_url(std::string_view url, std::string_view version) {
   return {};
 }
 
-util::Status check_sccache_url(std::string_view url, std::string_view version) {
+util::Status check_sccache_url(std::string_view url, const core::CacheSettings& tool) {
   if (url.empty())
     return fail(ExitCode::usage, "--remote is empty; name a Redis server (e.g. redis://HOST:6379)");
   auto shown = util::redact_credentials(url);
@@ -267,7 +269,7 @@ util::Status check_sccache_url(std::string_view url, std::string_view version) {
                 "--remote {}: {} stores remotely only in Redis (redis://HOST:PORT); use --cache "
                 "ccache for http:// storage",
                 shown,
-                tool_name("sccache", version));
+                tool_name(tool));
   if (url.find_first_of(" |") != std::string_view::npos)
     return fail(ExitCode::usage,
                 "--remote: '{}' is not one URL; sccache stores to one Redis server "
@@ -280,12 +282,12 @@ util::Status check_sccache_url(std::string_view url, std::string_view version) {
 
 } // namespace
 
-util::Status check_remote_url(std::string_view tool_kind,
-                              std::string_view url,
-                              std::string_view tool_version) {
-  if (tool_kind == "sccache")
-    return check_sccache_url(url, tool_version);
-  return check_ccache_url(url, tool_version);
+util::Status check_ccache_remote_url(std::string_view url, const core::CacheSettings& tool) {
+  return check_ccache_url(url, tool);
+}
+
+util::Status check_sccache_remote_url(std::string_view url, const core::CacheSettings& tool) {
+  return check_sccache_url(url, tool);
 }
 
 } // namespace shimctl::cache

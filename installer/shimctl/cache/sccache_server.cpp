@@ -135,21 +135,4 @@ std::size_t stop_sccache_servers(const std::string& state_dir,
   return stopped;
 }
 
-util::Status check_sccache_remote(const core::CacheSettings& settings) {
-  if (settings.kind != "sccache" || !settings.remote)
-    return {};
-  if (!settings.remote->starts_with("redis://"))
-    return util::fail(util::ExitCode::usage,
-                      "--remote {}: sccache {} stores remotely only in Redis (redis://HOST:PORT); "
-                      "use --cache ccache for http:// storage",
-                      *settings.remote,
-                      settings.version);
-  if (settings.remote_read_only)
-    return util::fail(util::ExitCode::usage,
-                      "--remote-read-only: sccache {} has no read-only mode for Redis and would "
-                      "write to it; use --cache ccache for a read-only remote",
-                      settings.version);
-  return {};
-}
-
 } // namespace shimctl::cache

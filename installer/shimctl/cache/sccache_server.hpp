@@ -46,8 +46,4 @@ std::size_t stop_sccache_servers(const std::string& state_dir,
                                  const std::string& sccache,
                                  int wait_seconds = 15);
 
-// Refuses remote settings sccache 0.4 cannot honour: only redis:// URLs
-// (no WebDAV/HTTP backend), and no read-only Redis (it would write).
-[[nodiscard]] util::Status check_sccache_remote(const core::CacheSettings& settings);
-
 } // namespace shimctl::cache

@@ -2,6 +2,7 @@
 #include <fcntl.h>
 #include <shimctl/cache/secrets.hpp>
 #include <shimctl/cache/shared_cache.hpp>
+#include <shimctl/cache/tool.hpp>
 #include <shimctl/core/state_files.hpp>
 #include <shimctl/util/dir.hpp>
 #include <shimctl/util/text.hpp>
@@ -10,34 +11,13 @@
 
 namespace shimctl::cache {
 
-namespace {
-
-constexpr std::string_view read_only_attribute = "|read-only";
-
-std::vector<std::string> storages_of(const std::string& list) {
-  std::vector<std::string> out;
-  for (std::size_t at = 0; at < list.size();) {
-    auto end = std::min(list.find(' ', at), list.size());
-    if (end > at)
-      out.push_back(list.substr(at, end - at));
-    at = end + 1;
-  }
-  return out;
-}
-
-std::string shared_storage(const core::CacheSettings& settings) {
-  return settings.shared_group && settings.dir ? "file:" + *settings.dir + "|umask=002" : "";
-}
-
-// The value of NAME among LINES (NAME=VALUE).
-std::optional<std::string> value_of(const std::vector<std::string>& lines, std::string_view name) {
+std::optional<std::string> secret_value(const std::vector<std::string>& lines,
+                                        std::string_view name) {
   for (const auto& line : lines)
     if (line.size() > name.size() && line.starts_with(name) && line[name.size()] == '=')
       return line.substr(name.size() + 1);
   return std::nullopt;
 }
-
-} // namespace
 
 std::optional<std::string> set_remote(core::CacheSettings& settings,
                                       const std::optional<std::string>& url) {
@@ -46,40 +26,14 @@ std::optional<std::string> set_remote(core::CacheSettings& settings,
   return settings.remote_secret ? url : std::nullopt;
 }
 
-std::optional<std::string> ccache_remote_storage(const core::CacheSettings& settings,
-                                                 const std::optional<std::string>& remote) {
-  std::string out = shared_storage(settings);
-  if (remote)
-    for (const auto& storage : storages_of(*remote))
-      out += (out.empty() ? "" : " ") + storage +
-             (settings.remote_read_only ? std::string(read_only_attribute) : "");
-  return out.empty() ? std::nullopt : std::optional(out);
-}
-
 std::vector<std::string> secret_environment(const core::CacheSettings& settings,
                                             const std::string& remote_url) {
-  if (settings.kind == "ccache")
-    return { "CCACHE_REMOTE_STORAGE=" + *ccache_remote_storage(settings, remote_url) };
-  return { "SCCACHE_REDIS=" + remote_url };
+  return tool_of(settings).secret_environment(settings, remote_url);
 }
 
 std::optional<std::string> remote_url_of(const core::CacheSettings& settings,
                                          const std::vector<std::string>& lines) {
-  if (settings.kind != "ccache")
-    return value_of(lines, "SCCACHE_REDIS");
-  auto value = value_of(lines, "CCACHE_REMOTE_STORAGE");
-  if (!value)
-    return std::nullopt;
-  std::string url;
-  auto shared = shared_storage(settings);
-  for (auto storage : storages_of(*value)) {
-    if (storage == shared)
-      continue;
-    if (settings.remote_read_only && storage.ends_with(read_only_attribute))
-      storage.resize(storage.size() - read_only_attribute.size());
-    url += (url.empty() ? "" : " ") + storage;
-  }
-  return url.empty() ? std::nullopt : std::optional(url);
+  return tool_of(settings).remote_url_of(settings, lines);
 }
 
 std::string secrets_path(const std::string& prefix) {

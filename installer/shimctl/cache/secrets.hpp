@@ -24,17 +24,14 @@ inline constexpr mode_t shared_secrets_mode = 0640; // with --shared-cache --gro
 [[nodiscard]] std::optional<std::string> set_remote(core::CacheSettings& settings,
                                                     const std::optional<std::string>& url);
 
-// ccache's CCACHE_REMOTE_STORAGE for SETTINGS with REMOTE as its remote (none: nullopt): the
-// shared cache's file storage, then each of REMOTE's storages ("|read-only" with
-// remote_read_only). Nullopt when there is no storage at all.
-[[nodiscard]] std::optional<std::string> ccache_remote_storage(
-  const core::CacheSettings& settings,
-  const std::optional<std::string>& remote);
-
 // The secrets file's NAME=VALUE lines for SETTINGS whose remote is REMOTE_URL in full:
-// CCACHE_REMOTE_STORAGE with every storage (ccache), SCCACHE_REDIS (sccache).
+// each tool's own (cache::Tool::secret_environment).
 [[nodiscard]] std::vector<std::string> secret_environment(const core::CacheSettings& settings,
                                                           const std::string& remote_url);
+
+// The value of NAME among the secrets file's LINES (NAME=VALUE); nullopt when absent.
+[[nodiscard]] std::optional<std::string> secret_value(const std::vector<std::string>& lines,
+                                                      std::string_view name);
 
 // The remote URL in full that secret_environment(SETTINGS, URL) turned into LINES; nullopt when
 // LINES carry none.

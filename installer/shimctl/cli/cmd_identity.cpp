@@ -6,15 +6,15 @@
 
 namespace shimctl::cli {
 
-void add_identity_commands(CLI::App& app, core::Context&, Registry& registry) {
+void add_identity_commands(CLI::App& app, core::Context& context, Registry& registry) {
   auto* check = app.add_subcommand(
     "identity-check", "Re-hash the toolchain identity for the shim and print the fingerprint");
   check->group(""); // the shim's, not the user's
   auto prefix = std::make_shared<std::string>();
   check->add_option("prefix", *prefix, "The installed prefix")->required();
   registry.commands.push_back(
-    { check, [&registry, prefix] {
-       auto result = identity::check_identity(*prefix);
+    { check, [&context, &registry, prefix] {
+       auto result = identity::check_identity(*prefix, context.cache_tools);
        if (!result)
          return report_error(result.error());
        const auto& snapshot = result->snapshot;

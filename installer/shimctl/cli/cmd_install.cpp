@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <fmt/format.h>
 #include <memory>
+#include <shimctl/cache/tool.hpp>
 #include <shimctl/cli/command_table.hpp>
 #include <shimctl/cli/progress.hpp>
 #include <shimctl/cli/render.hpp>
@@ -10,6 +11,13 @@
 namespace shimctl::cli {
 
 namespace {
+
+std::vector<std::string> cache_tool_names() {
+  std::vector<std::string> names;
+  for (auto name : cache::tool_names())
+    names.emplace_back(name);
+  return names;
+}
 
 struct InstallArgs {
   Common common;
@@ -117,7 +125,7 @@ void add_install_command(CLI::App& app, core::Context& context, Registry& regist
     ->allow_extra_args(false); // one value per --compilers: the prefix is not a compiler
   cmd->add_option("--layout", o.layout, "Force a toolchain layout (rocm, therock, cuda)");
   cmd->add_option("--cache", o.cache_kind, "Cache tool: ccache (default) or sccache")
-    ->check(CLI::IsMember({ "ccache", "sccache" }));
+    ->check(CLI::IsMember(cache_tool_names()));
   cmd->add_option("--cache-tool", o.cache_tool, "Path of the cache tool (default: from PATH)");
   cmd->add_option("--cache-dir", o.cache_dir, "Cache directory the shim uses by default");
   cmd->add_option("--max-size", o.max_size, "Cache size limit (e.g. 20G)");

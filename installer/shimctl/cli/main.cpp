@@ -3,6 +3,7 @@
 // maps what escapes to an exit code.
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <shimctl/cache/tool.hpp>
 #include <shimctl/cli/command_table.hpp>
 #include <shimctl/cli/help.hpp>
 #include <shimctl/cli/version.hpp>
@@ -13,6 +14,8 @@ using util::ExitCode;
 
 int main(int argc, char** argv) {
   auto context = core::locate_context();
+  for (auto name : cache::tool_names())
+    context.cache_tools.emplace_back(name);
   CLI::App app{ "shimctl: put a compiler cache behind a toolchain's own compiler paths, safely",
                 "shimctl" };
   app.require_subcommand(1);

@@ -32,8 +32,8 @@ std::string version_text(const core::Context& context) {
   text += shim.empty()
             ? fmt::format("shim: not found at {} (reinstall shimctl)\n", context.shim_binary)
             : fmt::format("shim: shimctl-shim {} ({})\n", shim, context.shim_binary);
-  auto cache = cache::find_cache_tool("ccache", std::nullopt);
-  text += cache ? fmt::format("cache: ccache {} ({})", cache->version, cache->path)
+  auto cache = cache::find_cache_tool(std::string(cache::default_tool().name()), std::nullopt);
+  text += cache ? fmt::format("cache: {} {} ({})", cache->kind, cache->version, cache->path)
                 : std::string("cache: ccache not found (apt-get install ccache, or pass "
                               "--cache-tool PATH / --cache sccache to install)");
   if (core::test_hooks::enabled()) // a test build (-DSHIMCTL_TEST_HOOKS=ON), never a release

@@ -63,19 +63,12 @@ util::Status rewrite_identity(const Context& context,
       TRY_ASSIGN(c.original, record_original(session.dir, c.real));
     }
   }
-  TRY_ASSIGN(auto layouts, load_layouts(context.layouts_dir));
-  auto layout = std::find_if(
-    layouts.begin(), layouts.end(), [&](const Layout& l) { return l.name == old.layout; });
-  if (layout == layouts.end())
-    return fail("the manifest names layout '{}', which this shimctl does not know", old.layout);
+  TRY_ASSIGN(auto layout, manifest_layout(context.layouts_dir, old.layout));
   std::vector<std::string> wrapped;
   for (const auto& c : old.compilers)
     wrapped.push_back(c.path);
-  TRY_ASSIGN(auto found, identity::toolchain_files(old.prefix, *layout, wrapped));
-  context.progress(fmt::format("fingerprinting {} toolchain files", found.files.size()));
   TRY_ASSIGN(updated.fingerprint,
-             identity::compute_fingerprint(
-               old.prefix, found.files, false, identity::fingerprint_meter(context)));
+             identity::fingerprint_toolchain(context, old.prefix, layout, wrapped, false));
 
   auto old_env =
     cache::shim_environment(old.cache, old.fingerprint.sha256, cache::identity_paths(old));

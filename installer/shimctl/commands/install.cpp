@@ -71,10 +71,7 @@ util::Result<Manifest> plan_manifest(const Context& context,
   m.cache = cache;
   m.shim_sha256 = util::sha256_hex(shim_bytes);
   m.shim_size = shim_bytes.size();
-  context.progress(fmt::format("fingerprinting {} toolchain files", files.size()));
-  TRY_ASSIGN(m.fingerprint,
-             identity::compute_fingerprint(
-               toolchain.prefix, files, true, identity::fingerprint_meter(context)));
+  TRY_ASSIGN(m.fingerprint, identity::fingerprint_files(context, toolchain.prefix, files, true));
   for (const auto& t : toolchain.targets) {
     WrappedCompiler c;
     c.path = t.path;
@@ -103,7 +100,9 @@ util::Result<cache::SharedCache> shared_cache_settings(const InstallOptions& opt
     return fail(ExitCode::usage,
                 "--shared-cache and --cache-dir both name the cache directory; "
                 "give one");
-  if (options.cache_kind.value_or("ccache") != "ccache")
+  const auto* tool =
+    options.cache_kind ? cache::tool_named(*options.cache_kind) : &cache::default_tool();
+  if (!tool || !tool->group_shared_cache())
     return fail(ExitCode::usage,
                 "--shared-cache works with ccache only (it sets ccache's umask "
                 "for the group)");
@@ -134,14 +133,16 @@ util::Result<InstallPlan> plan_install(const Context& context,
   plan.notes = toolchain.notes;
   TRY(refuse_foreign_reals(session.dir, toolchain));
   TRY_ASSIGN(auto files, planned_identity_files(context, toolchain));
-  TRY_ASSIGN(auto cache,
-             cache::find_cache_tool(options.cache_kind.value_or("ccache"), options.cache_tool));
+  TRY_ASSIGN(
+    auto cache,
+    cache::find_cache_tool(options.cache_kind.value_or(std::string(cache::default_tool().name())),
+                           options.cache_tool));
   TRY_ASSIGN(cache.dir, absolute_cache_dir(options.cache_dir));
   cache.max_size = options.max_size;
   // From here on the remote is redacted; its credential, if any, only in REMOTE_URL.
   auto remote_url = cache::set_remote(cache, options.remote);
   cache.remote_read_only = options.remote_read_only;
-  TRY(cache::check_sccache_remote(cache));
+  TRY(cache::check_remote(cache));
   if (options.shared_cache || options.shared_group) {
     TRY_ASSIGN(auto shared, shared_cache_settings(options));
     cache.dir = shared.dir.empty() ? *options.shared_cache : shared.dir;

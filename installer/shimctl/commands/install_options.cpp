@@ -1,9 +1,8 @@
 #include <cerrno>
 #include <filesystem>
 #include <shimctl/cache/cache_backend.hpp>
-#include <shimctl/cache/max_size.hpp>
-#include <shimctl/cache/remote_url.hpp>
 #include <shimctl/cache/sccache_server.hpp>
+#include <shimctl/cache/tool.hpp>
 #include <shimctl/commands/install_options.hpp>
 #include <shimctl/core/discovery.hpp>
 #include <shimctl/core/layout.hpp>
@@ -142,14 +141,14 @@ util::Status check_offload_arch(const Context& context,
 
 // The installed prefix's cache settings, read without a session (the lock and recovery come
 // after the checks); nullopt when PREFIX has no readable manifest: the session reports that.
-std::optional<CacheSettings> installed_cache(const std::string& prefix) {
+std::optional<CacheSettings> installed_cache(const Context& context, const std::string& prefix) {
   auto canonical = canonical_prefix(prefix);
   if (!canonical)
     return std::nullopt;
   auto dir = util::Dir::open(*canonical);
   if (!dir)
     return std::nullopt;
-  auto manifest = load_manifest(*dir, *canonical);
+  auto manifest = load_manifest(*dir, *canonical, context.cache_tools);
   if (!manifest || !*manifest)
     return std::nullopt;
   return (*manifest)->cache;
@@ -160,13 +159,16 @@ std::optional<CacheSettings> installed_cache(const std::string& prefix) {
 util::Status check_install_options(const Context& context, const InstallOptions& options) {
   std::optional<CacheSettings> installed;
   if (options.max_size || options.remote)
-    installed = installed_cache(options.prefix);
+    installed = installed_cache(context, options.prefix);
   // The cache tool the values are for: the one asked for, else the installed prefix's.
   auto kind = options.cache_kind ? *options.cache_kind
               : installed        ? installed->kind
-                                 : std::string("ccache");
+                                 : std::string(cache::default_tool().name());
+  const auto* tool_kind = cache::tool_named(kind);
+  if (!tool_kind) // CLI11 refuses another --cache; a manifest's kind is checked when it is read
+    return fail(ExitCode::usage, "--cache: unknown cache tool '{}'", kind);
   if (options.max_size)
-    TRY(cache::check_max_size(kind, *options.max_size));
+    TRY(tool_kind->check_max_size(*options.max_size));
   if (options.remote) {
     CacheSettings tool;
     if (installed && installed->kind == kind && !options.cache_tool) {
@@ -174,10 +176,10 @@ util::Status check_install_options(const Context& context, const InstallOptions&
     } else {
       TRY_ASSIGN(tool, cache::find_cache_tool(kind, options.cache_tool));
     }
-    TRY(cache::check_remote_url(kind, *options.remote, tool.version));
+    TRY(tool_kind->check_remote_url(tool, *options.remote));
     tool.remote = util::redact_credentials(*options.remote);
     tool.remote_read_only = options.remote_read_only;
-    TRY(cache::check_sccache_remote(tool)); // read-only: sccache cannot honour it
+    TRY(cache::check_remote(tool)); // what the tool cannot honour (sccache: read-only)
   }
   if (options.cache_dir)
     TRY(check_directory("--cache-dir", *options.cache_dir));

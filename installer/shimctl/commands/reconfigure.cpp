@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h> // fmt::join (fmt >= 10)
 #include <set>
+#include <shimctl/cache/cache_backend.hpp>
 #include <shimctl/cache/sccache_server.hpp>
 #include <shimctl/commands/adopt.hpp>
 #include <shimctl/commands/reconfigure.hpp>
@@ -178,7 +179,7 @@ util::Result<Reconfiguration> requested_reconfiguration(const InstallOptions& o,
   }
   TRY(remote_change(o, m, secrets, r));
   if (!r.changes.empty())
-    TRY(cache::check_sccache_remote(r.cache));
+    TRY(cache::check_remote(r.cache));
   return r;
 }
 

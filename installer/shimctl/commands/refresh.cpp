@@ -4,18 +4,10 @@
 
 namespace shimctl::commands {
 
-using util::ExitCode;
-using util::fail;
-
 util::Result<Identity> refresh(const core::Context& context,
                                const std::string& prefix,
                                const core::SessionOptions& session_options) {
-  TRY_ASSIGN(auto session, core::open_session(context, prefix, session_options));
-  if (!session.manifest)
-    return fail(ExitCode::not_installed,
-                "{} is not installed; run 'shimctl install {}' first",
-                session.prefix,
-                session.prefix);
+  TRY_ASSIGN(auto session, core::open_installed_session(context, prefix, session_options));
   core::Manifest updated = *session.manifest;
   TRY(commands::rewrite_identity(context, session, {}, updated));
   return Identity{ updated.layout, updated.fingerprint };

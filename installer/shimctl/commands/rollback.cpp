@@ -1,4 +1,4 @@
-#include <shimctl/cache/sccache_server.hpp>
+#include <shimctl/cache/tool.hpp>
 #include <shimctl/commands/rollback.hpp>
 #include <shimctl/commands/steps.hpp>
 #include <shimctl/core/transaction.hpp>
@@ -103,9 +103,8 @@ util::Result<RollbackResult> rollback_session(const Context& context,
   }
   // The servers the shims started (any user's) would keep running the
   // compiles of a configuration that is gone: stop them, letting each finish.
-  if (m.cache.kind == "sccache")
-    result.servers_stopped =
-      cache::stop_sccache_servers(fmt::format("{}/{}", m.prefix, state_dir_name), m.cache.path);
+  result.servers_stopped =
+    cache::tool_of(m.cache).stop_started(fmt::format("{}/{}", m.prefix, state_dir_name), m.cache);
   remove_state_dir(session.dir);
   session.manifest.reset();
   return result;

@@ -120,7 +120,7 @@ util::Result<StatusReport> status(const Context& context,
     report.stats = *stats;
   // A shared cache keeps its entries in the shared directory (ccache's file storage).
   auto entries_dir = m.cache.shared_group && m.cache.dir ? *m.cache.dir : report.cache_location;
-  if (m.cache.kind == "ccache" && entries_dir.starts_with("/"))
+  if (cache::tool_of(m.cache).entries_are_files() && entries_dir.starts_with("/"))
     report.writers = cache_writers(entries_dir, 20000);
   report.events = verify::read_events(session.dir);
   report.changed = verify::changed_identity_inputs(m);

@@ -6,6 +6,7 @@
 #include <functional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace shimctl::core {
 
@@ -23,6 +24,9 @@ struct Context {
   std::string shim_binary; // the shim to install
   std::string layouts_dir; // manifests/layouts
   std::string version;     // shimctl's version
+  // The cache tools' names (cache::tool_names(), filled by the CLI: core knows no
+  // tool): a manifest's cache.kind must be one of them.
+  std::vector<std::string> cache_tools;
   std::function<void(const std::string&)> progress = [](const std::string&) {};
   // Something the user should know although the command succeeds (a snapshot
   // not written, a toolchain that changed meanwhile). The CLI prints it on

@@ -92,4 +92,14 @@ util::Result<std::vector<Layout>> load_layouts(const std::string& dir) {
   return layouts;
 }
 
+util::Result<Layout> manifest_layout(const std::string& dir, const std::string& name) {
+  TRY_ASSIGN(auto layouts, load_layouts(dir));
+  for (auto& layout : layouts)
+    if (layout.name == name)
+      return std::move(layout);
+  return util::fail(util::ExitCode::corrupt,
+                    "the manifest names the layout '{}', which this shimctl does not know",
+                    name);
+}
+
 } // namespace shimctl::core

@@ -36,6 +36,9 @@ struct Layout {
                                                 const std::string& origin);
 // All *.json layouts in DIR, sorted by file name.
 [[nodiscard]] util::Result<std::vector<Layout>> load_layouts(const std::string& dir);
+// The layout a manifest names, from DIR; one this shimctl does not know is a
+// corrupt manifest (exit 5).
+[[nodiscard]] util::Result<Layout> manifest_layout(const std::string& dir, const std::string& name);
 
 [[nodiscard]] std::string to_string(VerifyKind kind);
 

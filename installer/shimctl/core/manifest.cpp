@@ -155,7 +155,9 @@ WrappedCompiler compiler_from_json(const json& j, const std::string& where) {
   return c;
 }
 
-Manifest manifest_from_json(const json& j, const std::string& expected_prefix) {
+Manifest manifest_from_json(const json& j,
+                            const std::string& expected_prefix,
+                            const std::vector<std::string>& cache_tools) {
   require(j.is_object(), "the manifest is not a JSON object");
   require(j.contains("schema_version") && j.at("schema_version").is_number_integer(),
           "schema_version must be an integer");
@@ -175,7 +177,8 @@ Manifest manifest_from_json(const json& j, const std::string& expected_prefix) {
   require(j.contains("cache") && j.at("cache").is_object(), "manifest.cache must be an object");
   const auto& cache = j.at("cache");
   m.cache.kind = string_field(cache, "kind", "cache");
-  require(m.cache.kind == "ccache" || m.cache.kind == "sccache", "cache.kind is unknown");
+  require(std::find(cache_tools.begin(), cache_tools.end(), m.cache.kind) != cache_tools.end(),
+          "cache.kind is unknown");
   m.cache.path = string_field(cache, "path", "cache");
   require(m.cache.path.starts_with("/"), "cache.path must be absolute");
   m.cache.version = string_field(cache, "version", "cache");
@@ -370,12 +373,14 @@ std::string to_json(const Manifest& m) {
   return j.dump(2) + "\n";
 }
 
-util::Result<Manifest> parse_manifest(const std::string& text, const std::string& expected_prefix) {
+util::Result<Manifest> parse_manifest(const std::string& text,
+                                      const std::string& expected_prefix,
+                                      const std::vector<std::string>& cache_tools) {
   auto j = json::parse(text, nullptr, false);
   if (j.is_discarded())
     return util::fail(ExitCode::corrupt, "manifest is not valid JSON (truncated or damaged)");
   try {
-    return manifest_from_json(j, expected_prefix);
+    return manifest_from_json(j, expected_prefix, cache_tools);
   } catch (const Invalid& e) {
     return util::fail(ExitCode::corrupt, "manifest is invalid: {}", e.message);
   } catch (const json::exception& e) {

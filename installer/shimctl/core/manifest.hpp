@@ -45,8 +45,8 @@ struct FileRecord {
 };
 
 struct CacheSettings {
-  std::string kind = "ccache"; // ccache | sccache
-  std::string path;            // absolute path of the tool
+  std::string kind; // the cache tool's name (cache/tool.hpp)
+  std::string path; // absolute path of the tool
   std::string version;
   std::optional<std::string> dir;      // --cache-dir
   std::optional<std::string> max_size; // --max-size
@@ -91,9 +91,11 @@ struct Manifest {
 
 [[nodiscard]] std::string to_json(const Manifest& manifest);
 // Parses and validates: types, schema version, clean relative paths inside
-// the prefix, hash formats. EXPECTED_PREFIX must equal the recorded prefix.
+// the prefix, hash formats. EXPECTED_PREFIX must equal the recorded prefix;
+// cache.kind must be one of CACHE_TOOLS (Context::cache_tools).
 [[nodiscard]] util::Result<Manifest> parse_manifest(const std::string& text,
-                                                    const std::string& expected_prefix);
+                                                    const std::string& expected_prefix,
+                                                    const std::vector<std::string>& cache_tools);
 
 // Checks MANIFEST against the prefix on disk: every directory that holds a
 // compiler or a created file must be a real directory below PREFIX_DIR, not

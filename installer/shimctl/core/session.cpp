@@ -25,7 +25,8 @@ util::Result<std::string> read_shim_binary(const Context& context) {
 }
 
 util::Result<std::optional<Manifest>> load_manifest(const util::Dir& prefix_dir,
-                                                    const std::string& prefix) {
+                                                    const std::string& prefix,
+                                                    const std::vector<std::string>& cache_tools) {
   auto state = prefix_dir.open_relative(state_dir_name);
   if (!state)
     return std::optional<Manifest>{};
@@ -35,7 +36,7 @@ util::Result<std::optional<Manifest>> load_manifest(const util::Dir& prefix_dir,
   if (present->kind != util::FileKind::file)
     return fail(ExitCode::corrupt, "{} is not a regular file", state->path_of(manifest_file));
   TRY_ASSIGN(auto text, state->read_file(manifest_file, 16 << 20));
-  auto manifest = parse_manifest(text, prefix);
+  auto manifest = parse_manifest(text, prefix, cache_tools);
   if (!manifest)
     return fail(ExitCode::corrupt,
                 "{}: {}; nothing was changed (restore the file, or remove it "
@@ -141,7 +142,7 @@ util::Result<Session> open_session(const Context& context,
     if (!session.recovered.empty())
       context.progress("recovered: " + session.recovered);
   }
-  TRY_ASSIGN(session.manifest, load_manifest(session.dir, session.prefix));
+  TRY_ASSIGN(session.manifest, load_manifest(session.dir, session.prefix, context.cache_tools));
   if (session.manifest) {
     auto shim = check_manifest_shim(session.dir,
                                     *session.manifest,
@@ -176,6 +177,18 @@ void remove_state_dir(const util::Dir& prefix_dir) {
           (void)state->remove(name);
   }
   (void)prefix_dir.remove_dir(state_dir_name);
+}
+
+util::Result<Session> open_installed_session(const Context& context,
+                                             const std::string& prefix,
+                                             const SessionOptions& options) {
+  TRY_ASSIGN(auto session, open_session(context, prefix, options));
+  if (!session.manifest)
+    return fail(ExitCode::not_installed,
+                "{} is not installed; run 'shimctl install {}' first",
+                session.prefix,
+                session.prefix);
+  return session;
 }
 
 } // namespace shimctl::core

@@ -38,6 +38,12 @@ struct Session {
                                                  const std::string& prefix,
                                                  const SessionOptions& options);
 
+// open_session for a command that needs an installed prefix: one without a
+// manifest is refused, "P is not installed; run 'shimctl install P' first" (exit 4).
+[[nodiscard]] util::Result<Session> open_installed_session(const Context& context,
+                                                           const std::string& prefix,
+                                                           const SessionOptions& options);
+
 // Reads the shim binary that install uses.
 [[nodiscard]] util::Result<std::string> read_shim_binary(const Context& context);
 
@@ -46,7 +52,9 @@ struct Session {
 void remove_state_dir(const util::Dir& prefix_dir);
 
 // Loads PREFIX/.shimctl/manifest.json if present.
-[[nodiscard]] util::Result<std::optional<Manifest>> load_manifest(const util::Dir& prefix_dir,
-                                                                  const std::string& prefix);
+[[nodiscard]] util::Result<std::optional<Manifest>> load_manifest(
+  const util::Dir& prefix_dir,
+  const std::string& prefix,
+  const std::vector<std::string>& cache_tools);
 
 } // namespace shimctl::core

@@ -176,4 +176,21 @@ util::Result<Fingerprint> compute_fingerprint(const std::string& prefix,
   return fp;
 }
 
+util::Result<Fingerprint> fingerprint_files(const core::Context& context,
+                                            const std::string& prefix,
+                                            const std::vector<std::string>& files,
+                                            bool before_install) {
+  context.progress(fmt::format("fingerprinting {} toolchain files", files.size()));
+  return compute_fingerprint(prefix, files, before_install, fingerprint_meter(context));
+}
+
+util::Result<Fingerprint> fingerprint_toolchain(const core::Context& context,
+                                                const std::string& prefix,
+                                                const core::Layout& layout,
+                                                const std::vector<std::string>& wrapped,
+                                                bool before_install) {
+  TRY_ASSIGN(auto found, toolchain_files(prefix, layout, wrapped));
+  return fingerprint_files(context, prefix, found.files, before_install);
+}
+
 } // namespace shimctl::identity

@@ -61,6 +61,21 @@ using FingerprintProgress =
   bool before_install,
   const FingerprintProgress& progress = {});
 
+// Hashes FILES with CONTEXT's progress line and meter (compute_fingerprint).
+[[nodiscard]] util::Result<Fingerprint> fingerprint_files(const core::Context& context,
+                                                          const std::string& prefix,
+                                                          const std::vector<std::string>& files,
+                                                          bool before_install);
+
+// The fingerprint of LAYOUT's toolchain in PREFIX: toolchain_files, then
+// fingerprint_files (what install, adopt, fingerprint and refresh compute).
+[[nodiscard]] util::Result<Fingerprint> fingerprint_toolchain(
+  const core::Context& context,
+  const std::string& prefix,
+  const core::Layout& layout,
+  const std::vector<std::string>& wrapped,
+  bool before_install);
+
 // SHA-256 over the (path, sha256) pairs sorted by path; a wrapped compiler's
 // ".real" path counts under the compiler's own name.
 [[nodiscard]] std::string combine_inputs(const std::vector<IdentityInput>& inputs);

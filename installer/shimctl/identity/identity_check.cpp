@@ -8,12 +8,13 @@ namespace shimctl::identity {
 using util::ExitCode;
 using util::fail;
 
-util::Result<IdentityCheck> check_identity(const std::string& prefix) {
+util::Result<IdentityCheck> check_identity(const std::string& prefix,
+                                           const std::vector<std::string>& cache_tools) {
   TRY_ASSIGN(auto dir, util::Dir::open(prefix));
   // The manifest's stat data before it is read: what the snapshot is valid with.
   auto manifest_read = stat_input(fmt::format(
     "{}/{}/{}", prefix == "/" ? "" : prefix, core::state_dir_name, core::manifest_file));
-  TRY_ASSIGN(auto manifest, core::load_manifest(dir, prefix));
+  TRY_ASSIGN(auto manifest, core::load_manifest(dir, prefix, cache_tools));
   if (!manifest || !manifest_read)
     return fail(ExitCode::not_installed, "{} is not installed", prefix);
   IdentityCheck check;

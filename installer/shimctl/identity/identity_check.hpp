@@ -18,6 +18,8 @@ struct IdentityCheck {
 // the installed prefix's snapshot_identity. Never waits for a shimctl
 // command (a compile must not wait for an install) and changes nothing but
 // the snapshot; where it may not write the prefix's, it writes the user's.
-[[nodiscard]] util::Result<IdentityCheck> check_identity(const std::string& prefix);
+[[nodiscard]] util::Result<IdentityCheck> check_identity(
+  const std::string& prefix,
+  const std::vector<std::string>& cache_tools);
 
 } // namespace shimctl::identity

@@ -233,12 +233,7 @@ util::Result<VerifyReport> verify(const core::Context& context,
                                   const VerifyOptions& options) {
   auto read_only = session_options;
   read_only.read_only = true; // any user may check a prefix they use (it changes nothing there)
-  TRY_ASSIGN(auto session, open_session(context, prefix, read_only));
-  if (!session.manifest)
-    return util::fail(util::ExitCode::not_installed,
-                      "{} is not installed; run 'shimctl install {}' first",
-                      session.prefix,
-                      session.prefix);
+  TRY_ASSIGN(auto session, core::open_installed_session(context, prefix, read_only));
   return verify(context, session.dir, *session.manifest, options);
 }
 

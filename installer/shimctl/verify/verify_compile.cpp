@@ -53,13 +53,9 @@ bool is_cxx_name(const std::string& path) {
 std::string invoked_name(const core::Context& context,
                          const core::Manifest& m,
                          const core::WrappedCompiler& c) {
-  auto layouts = core::load_layouts(context.layouts_dir);
-  if (!layouts)
-    return c.path;
-  auto it = std::find_if(
-    layouts->begin(), layouts->end(), [&](const core::Layout& l) { return l.name == m.layout; });
-  if (it == layouts->end())
-    return c.path;
+  auto it = core::manifest_layout(context.layouts_dir, m.layout);
+  if (!it)
+    return c.path; // the compile through the wrapped name tells what is wrong
   auto named = [&](const std::string& path) {
     return std::any_of(it->compilers.begin(),
                        it->compilers.end(),
@@ -139,44 +135,8 @@ void check_link_and_run(const std::string& prefix,
 }
 
 // sccache's reasons for not caching, from the statistics delta: ": -x".
-std::string sccache_reasons(const util::Result<cache::CacheStats>& before,
-                            const util::Result<cache::CacheStats>& after) {
-  if (!before || !after)
-    return "";
-  std::string reasons;
-  for (const auto& [name, count] : after->counters)
-    if (name.starts_with("not_cached:") && count > before->get(name))
-      reasons += (reasons.empty() ? ": " : ", ") + name.substr(11);
-  return reasons;
-}
 
 } // namespace
-
-CcacheLogOutcome ccache_log_outcome(const std::string& log) {
-  // Every ccache 4.x logs this line when it hands out a stored result (direct, preprocessed or
-  // remote); "Result: X" lines follow only where statistics are on (4.7), so they name a miss.
-  if (log.find("Succeeded getting cached result") != std::string::npos)
-    return { true, "" };
-  if (log.empty())
-    return { false, "ccache wrote no log (was ccache run at all?)" };
-  std::vector<std::string> reasons;
-  std::istringstream in(log);
-  for (std::string line; std::getline(in, line);) {
-    auto text = line.substr(line.find("] ") == std::string::npos ? 0 : line.find("] ") + 2);
-    bool telling = text.starts_with("Result: ") || text.starts_with("Disabling ") ||
-                   text.starts_with("Failed ") || text.find("not cacheable") != std::string::npos ||
-                   text.find("unsupported") != std::string::npos ||
-                   text.find("Unsupported") != std::string::npos;
-    if (telling && std::find(reasons.begin(), reasons.end(), text) == reasons.end())
-      reasons.push_back(text);
-  }
-  if (reasons.empty())
-    return { false, "ccache's log shows no stored result was used (a miss)" };
-  std::string why;
-  for (const auto& r : reasons)
-    why += (why.empty() ? "" : "; ") + r;
-  return { false, why.size() > 300 ? why.substr(0, 300) + "..." : why };
-}
 
 namespace {
 
@@ -247,11 +207,8 @@ void verify_compiles(const core::Context& context,
     return;
   }
   auto shim_options = run_options;
-  if (m.cache.kind == "ccache") {
-    // The users' counters are left exactly as they were. Evidence per invocation comes from
-    // ccache's debug log: ccache >= 4.10 writes no stats log when stats are off.
-    shim_options.env["CCACHE_NOSTATS"] = "1";
-  }
+  const auto& tool = cache::tool_of(m.cache);
+  tool.leave_statistics_alone(shim_options); // the users' counters are left as they were
 
   auto cold = compile_in_fresh_dir(compiler, probe, shim_options, true);
   if (!cold || !cold->result.ok()) {
@@ -263,11 +220,9 @@ void verify_compiles(const core::Context& context,
              : cold.error().message });
     return;
   }
-  auto before = cache::read_stats(m.cache, run_options);
-  auto log_path = log_dir->file("ccache.log");
+  auto witness = tool.hit_witness(m.cache, run_options, log_dir->path());
   auto warm_options = shim_options;
-  if (m.cache.kind == "ccache")
-    warm_options.env["CCACHE_LOGFILE"] = log_path;
+  witness->watch(warm_options);
   auto warm = compile_in_fresh_dir(compiler, probe, warm_options, true);
   if (!warm || !warm->result.ok()) {
     out.push_back({ c.path,
@@ -283,28 +238,27 @@ void verify_compiles(const core::Context& context,
       Outcome::pass,
       fmt::format("{} through the shim: {} bytes of object", probe.file, warm->object.size()) });
 
-  if (m.cache.kind == "ccache") {
-    auto outcome = ccache_log_outcome(util::read_text_file(log_path));
+  auto verdict = witness->verdict();
+  using Kind = cache::HitVerdict::Kind;
+  if (verdict.kind == Kind::hit)
     out.push_back({ c.path,
                     "cache hit",
-                    outcome.hit ? Outcome::pass : Outcome::fail,
-                    outcome.hit ? "the repeat compile was a cache hit (ccache's log)"
-                                : "the repeat compile was not a cache hit: " + outcome.why });
-  } else {
-    auto after = cache::read_stats(m.cache, run_options);
-    if (before && after && after->hits() > before->hits())
-      out.push_back({ c.path,
-                      "cache hit",
-                      Outcome::pass,
-                      "the repeat compile was a cache hit (sccache statistics delta)" });
-    else
-      out.push_back({ c.path,
-                      "cache hit",
-                      Outcome::not_cached,
-                      fmt::format("not cached by sccache {}{} (it compiles, uncached)",
-                                  m.cache.version,
-                                  sccache_reasons(before, after)) });
-  }
+                    Outcome::pass,
+                    fmt::format("the repeat compile was a cache hit ({})", verdict.evidence) });
+  else if (verdict.kind == Kind::miss)
+    out.push_back({ c.path,
+                    "cache hit",
+                    Outcome::fail,
+                    "the repeat compile was not a cache hit: " + verdict.why });
+  else
+    out.push_back({ c.path,
+                    "cache hit",
+                    Outcome::not_cached,
+                    fmt::format("not cached by {} {}{}{} (it compiles, uncached)",
+                                tool.name(),
+                                m.cache.version,
+                                verdict.why.empty() ? "" : ": ",
+                                verdict.why) });
 
   // SHIMCTL_DISABLE=1 through the shim: the original, with the shim's own -cuid= for a HIP compile
   // (shim/formats.h) as on every compile it runs, so that the objects compare byte for byte.

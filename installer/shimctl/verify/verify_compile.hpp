@@ -18,15 +18,6 @@ void verify_compiles(const core::Context& context,
                      const VerifyOptions& options,
                      std::vector<Check>& out);
 
-// What ccache's debug log (CCACHE_LOGFILE) of one compile says about it: a hit
-// ("Succeeded getting cached result", logged by every ccache 4.x whether or
-// not statistics are on), else the lines that tell why not.
-struct CcacheLogOutcome {
-  bool hit = false;
-  std::string why; // empty for a hit
-};
-[[nodiscard]] CcacheLogOutcome ccache_log_outcome(const std::string& log);
-
 // A one-line summary of the shim's events.log ("" when there are none).
 [[nodiscard]] std::string read_events(const util::Dir& prefix_dir);
 

@@ -70,7 +70,7 @@ util::Result<cache::CacheStats> compile_with_empty_local_cache(const core::Manif
 } // namespace
 
 void verify_remote(const core::Manifest& m, const VerifyOptions& options, std::vector<Check>& out) {
-  if (!m.cache.remote || m.cache.kind != "ccache")
+  if (!m.cache.remote || !cache::tool_of(m.cache).verifies_remote())
     return;
   const auto url = util::redact_credentials(*m.cache.remote);
   auto probe = pick_probe(m, options);

@@ -167,7 +167,8 @@ test_divert_crash_recovery() {
     --cache-dir "$TEST_DIR/ccache" 2>&1) || rc=$?
   expect_eq 137 "$rc" "exit code of the killed install (output: $out)"
   expect_eq "$DV_ROOT/bin/hipcc" "$(dv_diversions)" "diversions after the kill"
-  out=$("$SHIMCTL" status "$DV_ROOT" 2>&1) || fail "status after the kill failed: $out"
+  rc=0; out=$("$SHIMCTL" status "$DV_ROOT" 2>&1) || rc=$?
+  expect_eq 4 "$rc" "status after the kill: recovered, not installed (output: $out)"
   expect_contains "$out" "undid an interrupted install" "status recovers"
   expect_eq "" "$(dv_diversions)" "diversions after recovery"
   out=$("$SHIMCTL" rollback "$DV_ROOT" 2>&1) || fail "rollback failed: $out"

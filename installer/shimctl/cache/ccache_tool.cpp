@@ -1,0 +1,222 @@
+#include <algorithm>
+#include <shimctl/cache/ccache_tool.hpp>
+#include <shimctl/cache/max_size.hpp>
+#include <shimctl/cache/remote_url.hpp>
+#include <shimctl/cache/secrets.hpp>
+#include <shimctl/core/test_hooks.hpp>
+#include <shimctl/util/text.hpp>
+#include <sstream>
+
+namespace shimctl::cache {
+
+using util::fail;
+
+namespace {
+
+constexpr std::string_view read_only_attribute = "|read-only";
+
+std::vector<std::string> storages_of(const std::string& list) {
+  std::vector<std::string> out;
+  for (std::size_t at = 0; at < list.size();) {
+    auto end = std::min(list.find(' ', at), list.size());
+    if (end > at)
+      out.push_back(list.substr(at, end - at));
+    at = end + 1;
+  }
+  return out;
+}
+
+std::string shared_storage(const core::CacheSettings& settings) {
+  return settings.shared_group && settings.dir ? "file:" + *settings.dir + "|umask=002" : "";
+}
+
+// The repeat compile's debug log (CCACHE_LOGFILE) tells whether it hit.
+class CcacheLogWitness final : public HitWitness {
+public:
+  explicit CcacheLogWitness(std::string log)
+    : log_(std::move(log)) {}
+  void watch(util::RunOptions& compile) override {
+    compile.env["CCACHE_LOGFILE"] = log_;
+  }
+  HitVerdict verdict() override {
+    auto outcome = ccache_log_outcome(util::read_text_file(log_));
+    return { outcome.hit ? HitVerdict::Kind::hit : HitVerdict::Kind::miss,
+             "ccache's log",
+             outcome.why };
+  }
+
+private:
+  std::string log_;
+};
+
+class Ccache final : public Tool {
+public:
+  std::string_view name() const override {
+    return "ccache";
+  }
+
+  void add_shim_environment(const core::CacheSettings& settings,
+                            const std::string& /*fingerprint*/,
+                            const std::vector<std::string>& /*identity_files*/,
+                            ShimEnvironment& env) const override {
+    auto& d = env.defaults;
+    // A shared cache (--shared-cache DIR --group G) is ccache's file storage,
+    // not its cache_dir: ccache treats a storage it cannot write as a miss and
+    // compiles, where an unwritable cache_dir would fail every non-member's
+    // build. Each user keeps only statistics in their own cache_dir.
+    if (settings.dir && !settings.shared_group)
+      d.push_back("CCACHE_DIR=" + *settings.dir);
+    if (settings.max_size)
+      d.push_back("CCACHE_MAXSIZE=" + *settings.max_size);
+    d.push_back("CCACHE_DEPEND=1");
+    d.push_back("CCACHE_SLOPPINESS=locale,time_macros,include_file_ctime,include_file_mtime");
+    // Identity: the shim sets CCACHE_COMPILERCHECK=string:shimctl-<fingerprint>
+    // from the identity snapshot, whose stat guard notices any change to an
+    // input and has this shimctl re-hash it (identity/identity_snapshot.hpp).
+    if (!core::test_hooks::shim_identity_off())
+      env.identity_helper = util::self_executable();
+    for (auto& entry : core::test_hooks::shim_extra_environment())
+      d.push_back(entry);
+    d.push_back("CCACHE_INODECACHE=1");
+    // A remote with a credential is in the secrets file only (secrets.hpp): here,
+    // what a user who cannot read that file uses, the shared cache if any.
+    if (auto storage =
+          ccache_remote_storage(settings, settings.remote_secret ? std::nullopt : settings.remote))
+      d.push_back("CCACHE_REMOTE_STORAGE=" + *storage);
+    if (settings.shared_group) {
+      d.push_back("CCACHE_UMASK=002");
+      d.push_back("CCACHE_REMOTE_ONLY=1");
+    }
+  }
+
+  std::vector<std::string> secret_environment(const core::CacheSettings& settings,
+                                              const std::string& remote_url) const override {
+    return { "CCACHE_REMOTE_STORAGE=" + *ccache_remote_storage(settings, remote_url) };
+  }
+
+  std::optional<std::string> remote_url_of(const core::CacheSettings& settings,
+                                           const std::vector<std::string>& lines) const override {
+    auto value = secret_value(lines, "CCACHE_REMOTE_STORAGE");
+    if (!value)
+      return std::nullopt;
+    std::string url;
+    auto shared = shared_storage(settings);
+    for (auto storage : storages_of(*value)) {
+      if (storage == shared)
+        continue;
+      if (settings.remote_read_only && storage.ends_with(read_only_attribute))
+        storage.resize(storage.size() - read_only_attribute.size());
+      url += (url.empty() ? "" : " ") + storage;
+    }
+    return url.empty() ? std::nullopt : std::optional(url);
+  }
+
+  util::Status check_remote(const core::CacheSettings& /*settings*/) const override {
+    return {};
+  }
+
+  util::Status check_remote_url(const core::CacheSettings& settings,
+                                std::string_view url) const override {
+    return check_ccache_remote_url(url, settings);
+  }
+
+  util::Status check_max_size(std::string_view value) const override {
+    return check_ccache_max_size(value);
+  }
+
+  util::Result<CacheStats> read_stats(const core::CacheSettings& settings,
+                                      const util::RunOptions& options) const override {
+    CacheStats stats;
+    TRY_ASSIGN(auto r, util::run({ settings.path, "--print-stats" }, options));
+    if (!r.ok())
+      return fail("{} --print-stats failed: {}", settings.path, util::first_line(r.err));
+    std::istringstream in(r.out);
+    std::string name;
+    std::uint64_t value = 0;
+    while (in >> name >> value)
+      stats.counters[name] = value;
+    return stats;
+  }
+
+  std::string cache_location(const core::CacheSettings& settings,
+                             const util::RunOptions& options) const override {
+    auto r = util::run({ settings.path, "--get-config", "cache_dir" }, options);
+    if (r && r->ok())
+      return util::first_line(r->out);
+    return "?";
+  }
+
+  void leave_statistics_alone(util::RunOptions& options) const override {
+    // Evidence per invocation comes from ccache's debug log: ccache >= 4.10 writes no stats
+    // log when stats are off.
+    options.env["CCACHE_NOSTATS"] = "1";
+  }
+
+  std::unique_ptr<HitWitness> hit_witness(const core::CacheSettings& /*settings*/,
+                                          const util::RunOptions& /*options*/,
+                                          const std::string& scratch) const override {
+    return std::make_unique<CcacheLogWitness>(scratch + "/ccache.log");
+  }
+
+  bool archives() const override {
+    return true;
+  }
+  bool group_shared_cache() const override {
+    return true;
+  }
+  bool verifies_remote() const override {
+    return true;
+  }
+  bool entries_are_files() const override {
+    return true;
+  }
+  std::size_t stop_started(const std::string& /*state_dir*/,
+                           const core::CacheSettings& /*settings*/) const override {
+    return 0; // ccache runs in the compile's own process: nothing outlives it
+  }
+};
+
+} // namespace
+
+const Tool& ccache_tool() {
+  static const Ccache tool;
+  return tool;
+}
+
+std::optional<std::string> ccache_remote_storage(const core::CacheSettings& settings,
+                                                 const std::optional<std::string>& remote) {
+  std::string out = shared_storage(settings);
+  if (remote)
+    for (const auto& storage : storages_of(*remote))
+      out += (out.empty() ? "" : " ") + storage +
+             (settings.remote_read_only ? std::string(read_only_attribute) : "");
+  return out.empty() ? std::nullopt : std::optional(out);
+}
+
+CcacheLogOutcome ccache_log_outcome(const std::string& log) {
+  // Every ccache 4.x logs this line when it hands out a stored result (direct, preprocessed or
+  // remote); "Result: X" lines follow only where statistics are on (4.7), so they name a miss.
+  if (log.find("Succeeded getting cached result") != std::string::npos)
+    return { true, "" };
+  if (log.empty())
+    return { false, "ccache wrote no log (was ccache run at all?)" };
+  std::vector<std::string> reasons;
+  std::istringstream in(log);
+  for (std::string line; std::getline(in, line);) {
+    auto text = line.substr(line.find("] ") == std::string::npos ? 0 : line.find("] ") + 2);
+    bool telling = text.starts_with("Result: ") || text.starts_with("Disabling ") ||
+                   text.starts_with("Failed ") || text.find("not cacheable") != std::string::npos ||
+                   text.find("unsupported") != std::string::npos ||
+                   text.find("Unsupported") != std::string::npos;
+    if (telling && std::find(reasons.begin(), reasons.end(), text) == reasons.end())
+      reasons.push_back(text);
+  }
+  if (reasons.empty())
+    return { false, "ccache's log shows no stored result was used (a miss)" };
+  std::string why;
+  for (const auto& r : reasons)
+    why += (why.empty() ? "" : "; ") + r;
+  return { false, why.size() > 300 ? why.substr(0, 300) + "..." : why };
+}
+
+} // namespace shimctl::cache

@@ -1,0 +1,210 @@
+#include <nlohmann/json.hpp>
+#include <shimctl/cache/max_size.hpp>
+#include <shimctl/cache/remote_url.hpp>
+#include <shimctl/cache/sccache_server.hpp>
+#include <shimctl/cache/sccache_tool.hpp>
+#include <shimctl/cache/secrets.hpp>
+#include <shimctl/util/text.hpp>
+
+namespace shimctl::cache {
+
+using util::fail;
+
+namespace {
+
+// sccache writes no per-call log: its server's statistics before and after the compile.
+class StatisticsDeltaWitness final : public HitWitness {
+public:
+  StatisticsDeltaWitness(const Tool& tool, core::CacheSettings settings, util::RunOptions options)
+    : tool_(tool)
+    , settings_(std::move(settings))
+    , options_(std::move(options))
+    , before_(tool_.read_stats(settings_, options_)) {}
+  void watch(util::RunOptions& /*compile*/) override {}
+  HitVerdict verdict() override {
+    auto after = tool_.read_stats(settings_, options_);
+    if (before_ && after && after->hits() > before_->hits())
+      return { HitVerdict::Kind::hit, "sccache statistics delta", "" };
+    std::string reasons;
+    if (before_ && after)
+      for (const auto& [name, count] : after->counters)
+        if (name.starts_with("not_cached:") && count > before_->get(name))
+          reasons += (reasons.empty() ? "" : ", ") + name.substr(11);
+    return { HitVerdict::Kind::declined, "sccache statistics delta", reasons };
+  }
+
+private:
+  const Tool& tool_;
+  core::CacheSettings settings_;
+  util::RunOptions options_;
+  util::Result<CacheStats> before_;
+};
+
+class Sccache final : public Tool {
+public:
+  std::string_view name() const override {
+    return "sccache";
+  }
+
+  void add_shim_environment(const core::CacheSettings& settings,
+                            const std::string& fingerprint,
+                            const std::vector<std::string>& identity_files,
+                            ShimEnvironment& env) const override {
+    auto& d = env.defaults;
+    if (settings.dir)
+      d.push_back("SCCACHE_DIR=" + *settings.dir);
+    if (settings.max_size)
+      d.push_back("SCCACHE_CACHE_SIZE=" + *settings.max_size);
+    if (settings.remote && !settings.remote_secret && settings.remote->starts_with("redis://"))
+      d.push_back("SCCACHE_REDIS=" + *settings.remote);
+    // The server reads its cache settings when it starts and runs the
+    // compiles as the user who started it: one server per user and cache
+    // configuration, which the shim finds or starts (sccache_server.hpp).
+    env.sccache_transport = sccache_transport(settings);
+    env.sccache_key = sccache_server_key(settings);
+    // sccache keys on the compiler binary it runs (the shim) and its version
+    // output; the buster carries the toolchain's identity into every key, and
+    // SCCACHE_EXTRAFILES (hashed by content on every compile, 0.4 too) the
+    // current contents of its inputs.
+    d.push_back("SCCACHE_C_CUSTOM_CACHE_BUSTER=shimctl-" + fingerprint.substr(0, 32));
+    if (!identity_files.empty())
+      env.appends.push_back(fmt::format("SCCACHE_EXTRAFILES={}", fmt::join(identity_files, ":")));
+  }
+
+  std::vector<std::string> secret_environment(const core::CacheSettings& /*settings*/,
+                                              const std::string& remote_url) const override {
+    return { "SCCACHE_REDIS=" + remote_url };
+  }
+
+  std::optional<std::string> remote_url_of(const core::CacheSettings& /*settings*/,
+                                           const std::vector<std::string>& lines) const override {
+    return secret_value(lines, "SCCACHE_REDIS");
+  }
+
+  util::Status check_remote(const core::CacheSettings& settings) const override {
+    if (!settings.remote)
+      return {};
+    if (!settings.remote->starts_with("redis://"))
+      return util::fail(
+        util::ExitCode::usage,
+        "--remote {}: sccache {} stores remotely only in Redis (redis://HOST:PORT); "
+        "use --cache ccache for http:// storage",
+        *settings.remote,
+        settings.version);
+    if (settings.remote_read_only)
+      return util::fail(util::ExitCode::usage,
+                        "--remote-read-only: sccache {} has no read-only mode for Redis and would "
+                        "write to it; use --cache ccache for a read-only remote",
+                        settings.version);
+    return {};
+  }
+
+  util::Status check_remote_url(const core::CacheSettings& settings,
+                                std::string_view url) const override {
+    return check_sccache_remote_url(url, settings);
+  }
+
+  util::Status check_max_size(std::string_view value) const override {
+    return check_sccache_max_size(value);
+  }
+
+  util::Result<CacheStats> read_stats(const core::CacheSettings& settings,
+                                      const util::RunOptions& options) const override {
+    CacheStats stats;
+    // Asking a server that is not running would start one (sccache's client
+    // does), unmarked and outliving the prefix: a server not running has counted
+    // nothing. A port another user listens on gets no request at all.
+    auto value_of = [&](const char* name) -> std::optional<std::string> {
+      if (auto it = options.env.find(name); it != options.env.end())
+        return it->second;
+      const char* v = std::getenv(name);
+      return v ? std::optional<std::string>(v) : std::nullopt;
+    };
+    switch (sccache_server_state(value_of("SCCACHE_SERVER_UDS"), value_of("SCCACHE_SERVER_PORT"))) {
+      case ServerState::not_running:
+        return stats;
+      case ServerState::another_users:
+        return fail("another user listens on this user's sccache port {}: no statistics asked for",
+                    value_of("SCCACHE_SERVER_PORT").value_or("4226"));
+      case ServerState::running:
+        break;
+    }
+    TRY_ASSIGN(auto r,
+               util::run({ settings.path, "--show-stats", "--stats-format", "json" }, options));
+    if (!r.ok())
+      return fail("{} --show-stats failed: {}", settings.path, util::first_line(r.err));
+    auto j = nlohmann::json::parse(r.out, nullptr, false);
+    if (j.is_discarded() || !j.contains("stats"))
+      return fail("{} --show-stats printed no statistics", settings.path);
+    auto sum = [](const nlohmann::json& counts) {
+      std::uint64_t total = 0;
+      if (counts.is_object())
+        for (const auto& [k, v] : counts.items())
+          if (v.is_number_unsigned())
+            total += v.get<std::uint64_t>();
+      return total;
+    };
+    const auto& s = j.at("stats");
+    stats.counters["cache_hits"] = sum(
+      s.value("cache_hits", nlohmann::json::object()).value("counts", nlohmann::json::object()));
+    stats.counters["cache_misses"] = sum(
+      s.value("cache_misses", nlohmann::json::object()).value("counts", nlohmann::json::object()));
+    stats.counters["compile_requests"] = s.value("compile_requests", 0ULL);
+    stats.counters["requests_not_cacheable"] = s.value("requests_not_cacheable", 0ULL);
+    // sccache 0.4: why calls were not cached ({"-x": 2, "unknown source language": 1}).
+    for (auto name :
+         { "requests_unsupported_compiler", "non_cacheable_compilations", "compile_fails" })
+      stats.counters[name] = s.value(name, 0ULL);
+    if (auto reasons = s.find("not_cached"); reasons != s.end() && reasons->is_object())
+      for (const auto& [reason, count] : reasons->items())
+        if (count.is_number_unsigned())
+          stats.counters["not_cached:" + reason] = count.get<std::uint64_t>();
+    return stats;
+  }
+
+  std::string cache_location(const core::CacheSettings& /*settings*/,
+                             const util::RunOptions& options) const override {
+    auto it = options.env.find("SCCACHE_DIR");
+    if (it != options.env.end() && it->second)
+      return *it->second;
+    const char* dir = std::getenv("SCCACHE_DIR");
+    const char* home = std::getenv("HOME");
+    return dir ? dir : fmt::format("{}/.cache/sccache", home ? home : "~");
+  }
+
+  void leave_statistics_alone(util::RunOptions& /*options*/) const override {
+    // sccache has no such switch: its statistics are the only evidence of a hit.
+  }
+
+  std::unique_ptr<HitWitness> hit_witness(const core::CacheSettings& settings,
+                                          const util::RunOptions& options,
+                                          const std::string& /*scratch*/) const override {
+    return std::make_unique<StatisticsDeltaWitness>(*this, settings, options);
+  }
+
+  bool archives() const override {
+    return false;
+  }
+  bool group_shared_cache() const override {
+    return false;
+  }
+  bool verifies_remote() const override {
+    return false;
+  }
+  bool entries_are_files() const override {
+    return false;
+  }
+  std::size_t stop_started(const std::string& state_dir,
+                           const core::CacheSettings& settings) const override {
+    return stop_sccache_servers(state_dir, settings.path);
+  }
+};
+
+} // namespace
+
+const Tool& sccache_tool() {
+  static const Sccache tool;
+  return tool;
+}
+
+} // namespace shimctl::cache

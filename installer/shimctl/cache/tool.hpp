@@ -1,0 +1,142 @@
+// A cache tool the shim hands compiles to. Everything that differs between
+// ccache and sccache is behind this interface: the shim's environment, the
+// secrets file's lines for a remote, the remote URL forms it honours, its
+// statistics and cache location, how a verification compile proves a hit,
+// what it supports (CI archives, a group-shared cache, remote checks) and
+// what rollback stops. The implementations are picked from one table
+// (tool.cpp) by the manifest's cache.kind, as ccache picks its remote storage
+// backends from the table in its storage/storage.cpp. No code outside the
+// implementations compares a tool's name.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <shimctl/core/manifest.hpp>
+#include <shimctl/util/error.hpp>
+#include <shimctl/util/process.hpp>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace shimctl::cache {
+
+struct ShimEnvironment {
+  std::vector<std::string> defaults; // NAME=VALUE, applied where NAME is unset
+  std::vector<std::string> appends;  // NAME=VALUE, appended with ':' to NAME
+  // NAME=VALUE lines of the prefix's secrets file (secrets.hpp), where a caller
+  // read them: never rendered into a config; they win over DEFAULTS.
+  std::vector<std::string> secrets;
+  // ccache: the shim keys the cache by the identity snapshot and asks this
+  // shimctl to re-check a stale one (identity/identity_snapshot.hpp).
+  std::string identity_helper;
+  // sccache: each user's own server for this configuration (sccache_server.hpp):
+  // transport (SHIMCTL_SCCACHE_UNIX or _TCP) and key; empty for ccache.
+  std::string sccache_transport;
+  std::string sccache_key;
+};
+
+// Counters of the cache the tool uses under an environment, named as the tool
+// names them (ccache: direct_cache_hit, cache_miss, ...; sccache: cache_hits,
+// cache_misses, compile_requests, not_cached:<reason>, ...).
+struct CacheStats {
+  std::map<std::string, std::uint64_t> counters;
+  [[nodiscard]] std::uint64_t get(const std::string& name) const;
+  [[nodiscard]] std::uint64_t hits() const;
+  [[nodiscard]] std::uint64_t misses() const;
+};
+
+// Whether one compile was served from the cache, by the tool's own evidence.
+struct HitVerdict {
+  enum class Kind { hit, miss, declined }; // declined: the tool does not cache this compile
+  Kind kind = Kind::miss;
+  std::string evidence; // "ccache's log", "sccache statistics delta"
+  std::string why;      // miss, declined: the tool's reasons ("" when it gives none)
+};
+
+// Watches one compile: WATCH adds to its environment what the tool needs to
+// tell (a debug log), VERDICT reads the evidence after it ran.
+class HitWitness {
+public:
+  virtual ~HitWitness() = default;
+  virtual void watch(util::RunOptions& compile) = 0;
+  [[nodiscard]] virtual HitVerdict verdict() = 0;
+};
+
+class Tool {
+public:
+  virtual ~Tool() = default;
+
+  // The manifest's cache.kind, the shim config's cache-kind, --cache's value.
+  [[nodiscard]] virtual std::string_view name() const = 0;
+
+  // Adds the shim's environment for SETTINGS to ENV: cache location and
+  // size, the modes that make HIP builds hit, the toolchain identity
+  // (FINGERPRINT, IDENTITY_FILES: absolute paths of every input), the remote.
+  virtual void add_shim_environment(const core::CacheSettings& settings,
+                                    const std::string& fingerprint,
+                                    const std::vector<std::string>& identity_files,
+                                    ShimEnvironment& env) const = 0;
+
+  // The secrets file's NAME=VALUE lines for SETTINGS whose remote is
+  // REMOTE_URL in full, and the URL back from such lines (nullopt: none).
+  [[nodiscard]] virtual std::vector<std::string> secret_environment(
+    const core::CacheSettings& settings,
+    const std::string& remote_url) const = 0;
+  [[nodiscard]] virtual std::optional<std::string> remote_url_of(
+    const core::CacheSettings& settings,
+    const std::vector<std::string>& lines) const = 0;
+
+  // Refuses remote settings this tool, at SETTINGS.version, cannot honour.
+  [[nodiscard]] virtual util::Status check_remote(const core::CacheSettings& settings) const = 0;
+  // Before any work (install, reconfigure): --remote URL in a form this tool
+  // (SETTINGS: its path and version) stores to, --max-size VALUE in its form.
+  [[nodiscard]] virtual util::Status check_remote_url(const core::CacheSettings& settings,
+                                                      std::string_view url) const = 0;
+  [[nodiscard]] virtual util::Status check_max_size(std::string_view value) const = 0;
+
+  // Statistics and cache location under OPTIONS (tool_environment's).
+  [[nodiscard]] virtual util::Result<CacheStats> read_stats(
+    const core::CacheSettings& settings,
+    const util::RunOptions& options) const = 0;
+  [[nodiscard]] virtual std::string cache_location(const core::CacheSettings& settings,
+                                                   const util::RunOptions& options) const = 0;
+
+  // Leaves every user's statistics as they were for a compile run with OPTIONS
+  // (verification's own compiles), where the tool allows it.
+  virtual void leave_statistics_alone(util::RunOptions& options) const = 0;
+  // A witness for one compile; SCRATCH is a private directory for its evidence.
+  [[nodiscard]] virtual std::unique_ptr<HitWitness> hit_witness(
+    const core::CacheSettings& settings,
+    const util::RunOptions& options,
+    const std::string& scratch) const = 0;
+
+  // CI cache archives (cache export/import) of its cache directory.
+  [[nodiscard]] virtual bool archives() const = 0;
+  // A cache directory shared by a group (--shared-cache DIR --group G).
+  [[nodiscard]] virtual bool group_shared_cache() const = 0;
+  // verify's remote round trip (a compile whose result must come from the remote).
+  [[nodiscard]] virtual bool verifies_remote() const = 0;
+  // Its entries are files in a directory that status can count writers of.
+  [[nodiscard]] virtual bool entries_are_files() const = 0;
+
+  // Stops what the shims of STATE_DIR started for this tool (sccache's servers)
+  // when the prefix is rolled back; returns how many it stopped.
+  virtual std::size_t stop_started(const std::string& state_dir,
+                                   const core::CacheSettings& settings) const = 0;
+};
+
+// The tools this shimctl knows, in --help order; the first is the default.
+[[nodiscard]] std::vector<std::string_view> tool_names();
+[[nodiscard]] const Tool& default_tool();
+// The tool called NAME; nullptr when none is.
+[[nodiscard]] const Tool* tool_named(std::string_view name);
+// SETTINGS' tool. The manifest reader refuses a kind no tool has
+// (core::Context::cache_tools), so a loaded manifest always has one.
+[[nodiscard]] const Tool& tool_of(const core::CacheSettings& settings);
+// The tool a launcher program runs, by its file name (ccache, /usr/bin/sccache-0.4);
+// nullptr when none.
+[[nodiscard]] const Tool* tool_launched_by(std::string_view program);
+
+} // namespace shimctl::cache

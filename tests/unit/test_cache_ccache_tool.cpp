@@ -1,0 +1,84 @@
+// The cache tools behind cache::Tool (cache/tool.hpp): the table, and ccache's hit evidence.
+#include <doctest/doctest.h>
+#include <shimctl/cache/ccache_tool.hpp>
+#include <shimctl/cache/sccache_tool.hpp>
+#include <shimctl/cache/tool.hpp>
+
+using shimctl::cache::ccache_log_outcome;
+namespace cache = shimctl::cache;
+
+TEST_SUITE_BEGIN("cache::Tool");
+
+TEST_CASE("the table: names, the default, lookups by name and by a launcher's file name") {
+  auto names = cache::tool_names();
+  REQUIRE(names.size() == 2);
+  CHECK(names[0] == "ccache"); // the default, first
+  CHECK(names[1] == "sccache");
+  CHECK(&cache::default_tool() == &cache::ccache_tool());
+  CHECK(cache::tool_named("sccache") == &cache::sccache_tool());
+  CHECK(cache::tool_named("distcc") == nullptr);
+  CHECK(cache::tool_named("") == nullptr);
+  CHECK(cache::tool_launched_by("/usr/bin/ccache") == &cache::ccache_tool());
+  CHECK(cache::tool_launched_by("sccache-0.4") == &cache::sccache_tool());
+  CHECK(cache::tool_launched_by("/opt/ccache/bin/sccache") == &cache::sccache_tool());
+  CHECK(cache::tool_launched_by("distcc") == nullptr);
+  shimctl::core::CacheSettings settings;
+  settings.kind = "sccache";
+  CHECK(&cache::tool_of(settings) == &cache::sccache_tool());
+}
+
+TEST_CASE("what each tool supports") {
+  const auto& ccache = cache::ccache_tool();
+  const auto& sccache = cache::sccache_tool();
+  CHECK(ccache.archives());
+  CHECK_FALSE(sccache.archives());
+  CHECK(ccache.group_shared_cache());
+  CHECK_FALSE(sccache.group_shared_cache());
+  CHECK(ccache.verifies_remote());
+  CHECK_FALSE(sccache.verifies_remote());
+  shimctl::util::RunOptions options;
+  ccache.leave_statistics_alone(options);
+  CHECK(options.env.at("CCACHE_NOSTATS") == "1");
+  shimctl::util::RunOptions untouched;
+  sccache.leave_statistics_alone(untouched);
+  CHECK(untouched.env.empty());
+}
+
+TEST_SUITE_END();
+
+TEST_SUITE_BEGIN("cache::ccache_log_outcome");
+
+// Lines captured from real ccache debug logs (CCACHE_LOGFILE, CCACHE_NOSTATS=1) of a repeat
+// compile: ccache 4.7.5 (Debian 12) still logs "Result:" lines, 4.14.2 (sid) logs none.
+TEST_CASE("a hit: ccache 4.7.5 and 4.14.2") {
+  SUBCASE("4.7.5") {
+    auto log = "[2026-12-02T00:02:06.919243 18031] Result key: a16bg4jbcs59arpufnrhpoe6vhj3ojn4a\n"
+               "[2026-12-02T00:02:06.919457 18031] Succeeded getting cached result\n"
+               "[2026-12-02T00:02:06.919467 18031] Result: direct_cache_hit\n";
+    CHECK(ccache_log_outcome(log).hit);
+  }
+  SUBCASE("4.14.2") {
+    auto log = "[2026-12-02T00:02:06.552677 18000] Got result key from manifest\n"
+               "[2026-12-02T00:02:06.552895 18000] Succeeded getting cached result\n";
+    auto outcome = ccache_log_outcome(log);
+    CHECK(outcome.hit);
+    CHECK(outcome.why.empty());
+  }
+}
+
+TEST_CASE("a miss names what the log tells") {
+  auto log = "[2026-12-02T00:02:06.838437 18025] Result key: a16bg4jbcs59arpufnrhpoe6vhj3ojn4a\n"
+             "[2026-12-02T00:02:06.903759 18025] Result: cache_miss\n"
+             "[2026-12-02T00:02:06.903763 18025] Result: direct_cache_miss\n"
+             "[2026-12-02T00:02:06.903763 18025] Result: direct_cache_miss\n";
+  auto outcome = ccache_log_outcome(log);
+  CHECK_FALSE(outcome.hit);
+  CHECK(outcome.why == "Result: cache_miss; Result: direct_cache_miss");
+
+  auto quiet = ccache_log_outcome("[2026-12-02T00:02:06 1] Got result key from preprocessor\n");
+  CHECK_FALSE(quiet.hit);
+  CHECK(quiet.why == "ccache's log shows no stored result was used (a miss)");
+  CHECK(ccache_log_outcome("").why == "ccache wrote no log (was ccache run at all?)");
+}
+
+TEST_SUITE_END();
