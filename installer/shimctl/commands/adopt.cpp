@@ -68,7 +68,8 @@ util::Status rewrite_identity(const Context& context,
   for (const auto& c : old.compilers)
     wrapped.push_back(c.path);
   TRY_ASSIGN(updated.fingerprint,
-             identity::fingerprint_toolchain(context, old.prefix, layout, wrapped, false));
+             identity::fingerprint_toolchain(
+               context, old.prefix, layout, wrapped, false, identity::Announce::yes));
 
   auto old_env =
     cache::shim_environment(old.cache, old.fingerprint.sha256, cache::identity_paths(old));

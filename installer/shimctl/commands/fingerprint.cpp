@@ -17,7 +17,8 @@ util::Result<Identity> current_identity(const core::Context& context,
     TRY_ASSIGN(auto layout, core::manifest_layout(context.layouts_dir, session.manifest->layout));
     Identity id{ layout.name, {} };
     TRY_ASSIGN(id.fingerprint,
-               identity::fingerprint_toolchain(context, session.prefix, layout, wrapped, false));
+               identity::fingerprint_toolchain(
+                 context, session.prefix, layout, wrapped, false, identity::Announce::no));
     return id;
   }
   TRY_ASSIGN(auto layouts, core::load_layouts(context.layouts_dir));
@@ -25,9 +26,9 @@ util::Result<Identity> current_identity(const core::Context& context,
   for (const auto& t : toolchain.targets)
     wrapped.push_back(t.path);
   Identity id{ toolchain.layout.name, {} };
-  TRY_ASSIGN(
-    id.fingerprint,
-    identity::fingerprint_toolchain(context, session.prefix, toolchain.layout, wrapped, true));
+  TRY_ASSIGN(id.fingerprint,
+             identity::fingerprint_toolchain(
+               context, session.prefix, toolchain.layout, wrapped, true, identity::Announce::no));
   return id;
 }
 

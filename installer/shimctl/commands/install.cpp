@@ -71,7 +71,9 @@ util::Result<Manifest> plan_manifest(const Context& context,
   m.cache = cache;
   m.shim_sha256 = util::sha256_hex(shim_bytes);
   m.shim_size = shim_bytes.size();
-  TRY_ASSIGN(m.fingerprint, identity::fingerprint_files(context, toolchain.prefix, files, true));
+  TRY_ASSIGN(
+    m.fingerprint,
+    identity::fingerprint_files(context, toolchain.prefix, files, true, identity::Announce::yes));
   for (const auto& t : toolchain.targets) {
     WrappedCompiler c;
     c.path = t.path;

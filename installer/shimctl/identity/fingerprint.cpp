@@ -179,8 +179,10 @@ util::Result<Fingerprint> compute_fingerprint(const std::string& prefix,
 util::Result<Fingerprint> fingerprint_files(const core::Context& context,
                                             const std::string& prefix,
                                             const std::vector<std::string>& files,
-                                            bool before_install) {
-  context.progress(fmt::format("fingerprinting {} toolchain files", files.size()));
+                                            bool before_install,
+                                            Announce announce) {
+  if (announce == Announce::yes)
+    context.progress(fmt::format("fingerprinting {} toolchain files", files.size()));
   return compute_fingerprint(prefix, files, before_install, fingerprint_meter(context));
 }
 
@@ -188,9 +190,10 @@ util::Result<Fingerprint> fingerprint_toolchain(const core::Context& context,
                                                 const std::string& prefix,
                                                 const core::Layout& layout,
                                                 const std::vector<std::string>& wrapped,
-                                                bool before_install) {
+                                                bool before_install,
+                                                Announce announce) {
   TRY_ASSIGN(auto found, toolchain_files(prefix, layout, wrapped));
-  return fingerprint_files(context, prefix, found.files, before_install);
+  return fingerprint_files(context, prefix, found.files, before_install, announce);
 }
 
 } // namespace shimctl::identity

@@ -61,11 +61,16 @@ using FingerprintProgress =
   bool before_install,
   const FingerprintProgress& progress = {});
 
-// Hashes FILES with CONTEXT's progress line and meter (compute_fingerprint).
+// Whether fingerprint_files says "fingerprinting N toolchain files" on CONTEXT's progress
+// (install, adopt) or not (fingerprint, cache-key: their output is the key).
+enum class Announce { yes, no };
+
+// Hashes FILES with CONTEXT's meter (compute_fingerprint).
 [[nodiscard]] util::Result<Fingerprint> fingerprint_files(const core::Context& context,
                                                           const std::string& prefix,
                                                           const std::vector<std::string>& files,
-                                                          bool before_install);
+                                                          bool before_install,
+                                                          Announce announce);
 
 // The fingerprint of LAYOUT's toolchain in PREFIX: toolchain_files, then
 // fingerprint_files (what install, adopt, fingerprint and refresh compute).
@@ -74,7 +79,8 @@ using FingerprintProgress =
   const std::string& prefix,
   const core::Layout& layout,
   const std::vector<std::string>& wrapped,
-  bool before_install);
+  bool before_install,
+  Announce announce);
 
 // SHA-256 over the (path, sha256) pairs sorted by path; a wrapped compiler's
 // ".real" path counts under the compiler's own name.
