@@ -1,15 +1,14 @@
 #include <shimctl/cache/max_size.hpp>
+#include <shimctl/util/text.hpp>
 
 namespace shimctl::cache {
 
 using util::ExitCode;
 using util::fail;
 
-namespace {
+using util::is_digit;
 
-bool is_digit(char c) {
-  return c >= '0' && c <= '9';
-}
+namespace {
 
 // ccache's size: digits with an optional fraction, then k/K/M/G/T, i, B (each optional, in
 // that order, i and B only after a unit).

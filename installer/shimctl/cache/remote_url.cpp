@@ -16,15 +16,9 @@ namespace shimctl::cache {
 using util::ExitCode;
 using util::fail;
 
+using util::all_digits;
+
 namespace {
-
-bool is_digit(char c) {
-  return c >= '0' && c <= '9';
-}
-
-bool all_digits(std::string_view s) {
-  return !s.empty() && std::all_of(s.begin(), s.end(), is_digit);
-}
 
 // The tool and its version for messages (ccache 4.7.5), or the tool alone when the version is
 // unknown.

@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <fstream>
 #include <shimctl/util/text.hpp>
 #include <sstream>
@@ -86,6 +87,10 @@ std::string redact_credentials(std::string_view text) {
 
 bool has_credentials(std::string_view text) {
   return redact_credentials(text) != text;
+}
+
+bool all_digits(std::string_view text) {
+  return !text.empty() && std::all_of(text.begin(), text.end(), is_digit);
 }
 
 } // namespace shimctl::util

@@ -30,4 +30,10 @@ namespace shimctl::util {
 // True when TEXT holds a credential redact_credentials masks (and is not masked already).
 [[nodiscard]] bool has_credentials(std::string_view text);
 
+// An ASCII digit (std::isdigit depends on the locale); TEXT non-empty and all digits.
+[[nodiscard]] constexpr bool is_digit(char c) {
+  return c >= '0' && c <= '9';
+}
+[[nodiscard]] bool all_digits(std::string_view text);
+
 } // namespace shimctl::util
