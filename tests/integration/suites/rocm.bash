@@ -145,8 +145,13 @@ test_failed_verify_rolls_back() {
   new_prefix
   tree_listing "$P" > "$TEST_DIR/before.lst"
   local out rc
-  out=$("$SHIMCTL" install "$P" --cache-dir "$CC" --compilers hipcc --offload-arch=gfx_nonexistent 2>&1); rc=$?
-  [ "$rc" -ne 0 ] || fail "install passed with a bogus offload arch: $out"
+  # A bogus --offload-arch is refused before any work now (bad_options.bash); a cache that
+  # recaches every compile (CCACHE_RECACHE=1 in the shim's config, through the test hooks) makes
+  # the repeat compile a miss: the verification fails for real.
+  out=$(SHIMCTL_TEST_SHIM_ENV=CCACHE_RECACHE=1 "$SHIMCTL_HOOKS" install "$P" --cache-dir "$CC" \
+    --compilers hipcc 2>&1); rc=$?
+  [ "$rc" -ne 0 ] || fail "install passed although every compile recaches: $out"
+  expect_contains "$out" "not a cache hit" "install failure message"
   expect_contains "$out" "rolled back" "install failure message"
   expect_same_tree "$TEST_DIR/before.lst" "$P"
   [ ! -e "$P/.shimctl/manifest.json" ] || fail "manifest left behind"
