@@ -500,6 +500,22 @@ static bool own_sccache_server(const char** why) {
   return sccache_server_ready(shim.config.cache_path, cache_env, cache_env_count, why);
 }
 
+/* Why a call of KIND (not a compile the cache may store) runs without the cache tool. */
+static enum shimctl_not_sent not_sent_reason(enum call_kind kind) {
+  switch (kind) {
+    case CALL_PREPROCESS:
+      return SHIMCTL_NOT_SENT_PREPROCESS;
+    case CALL_ONE_STEP:
+      return SHIMCTL_NOT_SENT_ONE_STEP;
+    case CALL_LINK:
+      return SHIMCTL_NOT_SENT_LINK;
+    case CALL_COMPILE:
+    case CALL_NO_INPUT:
+      break;
+  }
+  return SHIMCTL_NOT_SENT_NO_INPUT;
+}
+
 /* stdin holds nothing: /dev/null or an empty file (a pipe may hold a source). */
 static bool stdin_is_empty(void) {
   struct stat st;
@@ -579,8 +595,7 @@ int main(int argc, char** argv) {
   if (env_is("SHIMCTL_DISABLE", "1"))
     exec_original(real, compiler->name, args);
   if (!call.cached_output) { /* a link, -E, --version: the cache tool would only run it */
-    if (shim.config.cache_is_ccache)
-      record_uncached_call(call_kind_counter(call.kind));
+    record_not_sent(not_sent_reason(call.kind));
     putenv(active_entry); /* hipcc's own clang++ call (a shim too) passes straight through */
     int answered = answer_probe(real, compiler, call, argc, args);
     if (answered >= 0)
@@ -597,11 +612,13 @@ int main(int argc, char** argv) {
     STRICT_FAIL("cannot establish the toolchain identity: ",
                 shim.config.identity_helper,
                 " identity-check failed");
+    record_not_sent(SHIMCTL_NOT_SENT_IDENTITY_UNKNOWN);
     exec_original(real, compiler->name, args);
   }
   /* The target key rides on shimctl's own key: ccache keyed by identity, or sccache's buster. */
   if ((keyed_by_identity || !ccache) && !build_target_key(compiler, call)) {
     log_event("target-unkeyed", compiler->name);
+    record_not_sent(SHIMCTL_NOT_SENT_TARGET_UNKEYED);
     if (shim.trace)
       say("the GPU target cannot be keyed (a native target, or the probe failed): uncached", NULL);
     exec_original(real, compiler->name, args);
@@ -610,7 +627,7 @@ int main(int argc, char** argv) {
     say("target key ", target_key.buf, NULL);
   depend_plan = plan_depend_mode(compiler, &call);
   if (depend_plan == DEPEND_UNCACHED) {
-    record_uncached_call("device_only_depfile");
+    record_not_sent(SHIMCTL_NOT_SENT_DEVICE_ONLY_DEPFILE);
     if (shim.trace)
       say("device-only with a depfile (the cache tool would compile again): uncached", NULL);
     exec_original(real, compiler->name, args);
@@ -625,12 +642,14 @@ int main(int argc, char** argv) {
     if (ccache && !pin_directory_config(&unpinned)) {
       log_event_once("ccache-conf-unpinned", unpinned);
       STRICT_FAIL("cannot keep ccache from reading ", unpinned);
+      record_not_sent(SHIMCTL_NOT_SENT_CCACHE_CONF_UNPINNED);
       exec_original(real, compiler->name, args);
     }
     const char* unwritable = unwritable_cache_dir(cache_dir(ccache));
     if (unwritable) {
       log_event("cache-dir-unwritable", unwritable);
       STRICT_FAIL("cache directory ", unwritable, " is not writable by this user");
+      record_not_sent(SHIMCTL_NOT_SENT_CACHE_DIR_UNWRITABLE);
       exec_original(real, compiler->name, args);
     }
     const char* no_server = NULL;
@@ -641,16 +660,19 @@ int main(int argc, char** argv) {
       if (shim.trace)
         say("no sccache server of this user's: ", no_server, ": uncached", NULL);
       STRICT_FAIL("no sccache server of this user's answers: ", no_server);
+      record_not_sent(SHIMCTL_NOT_SENT_SCCACHE_SERVER_UNAVAILABLE);
       exec_original(real, compiler->name, args);
     }
     if (shim.trace)
       say("cache ", shim.config.cache_path, " ", cache_argv[1], NULL);
     if (!ccache) { /* sccache can fail a compile itself: it runs as a child (cache_run.c) */
       char reason[256];
+      record_sccache_call(shim.config.cache_path, cache_env);
       int status = run_cache_tool(shim.config.cache_path, cache_argv, cache_env, reason);
       if (status >= 0)
         return status;
       log_event("sccache-failed", reason);
+      record_not_sent(SHIMCTL_NOT_SENT_SCCACHE_FAILED);
       if (shim.trace)
         say("sccache failed (", reason, "): compiling uncached", NULL);
       exec_original(real, compiler->name, args);
@@ -668,6 +690,9 @@ int main(int argc, char** argv) {
     const char* reason = strerror(errno);
     log_event("cache-missing", reason);
     STRICT_FAIL("cache tool ", shim.config.cache_path, " cannot run: ", reason);
+    record_not_sent(SHIMCTL_NOT_SENT_CACHE_MISSING);
+  } else {
+    record_not_sent(SHIMCTL_NOT_SENT_SHIM_LIMITS);
   }
   exec_original(real, compiler->name, args); /* the cache layer must never fail a compile */
 }

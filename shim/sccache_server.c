@@ -38,12 +38,15 @@ static char marker_entry[sizeof SHIMCTL_SCCACHE_SERVER_OF "=" + PATH_MAX];
 static char private_dir[PATH_MAX];
 static char instance[SHIMCTL_SCCACHE_KEY_HEX + 1]; /* this server's name (formats.h) */
 
-/* instance: the config's key as seen from this mount namespace (shimctl_sccache_instance). */
-static void name_instance(void) {
+/* instance: the config's key as seen from this mount namespace (shimctl_sccache_instance); for
+ * a server the shim picks under `shimctl measure` (MEASURED), one of that build's own
+ * (shimctl_sccache_measured_instance). */
+static void name_instance(bool measured) {
   char mount_ns[64];
   ssize_t n = readlink("/proc/self/ns/mnt", mount_ns, sizeof mount_ns - 1);
   mount_ns[n > 0 ? n : 0] = '\0';
-  shimctl_sccache_instance(instance, shim.config.sccache_server.key, mount_ns);
+  shimctl_sccache_measured_instance(
+    instance, shim.config.sccache_server.key, mount_ns, measured ? measure_log() : NULL);
 }
 
 /* Something accepts connections on the unix socket PATH. */
@@ -101,7 +104,7 @@ const char* sccache_server_entry(const char** problem) {
                "/tmp)";
     return NULL;
   }
-  name_instance();
+  name_instance(true);
   if (strcmp(server->transport, SHIMCTL_SCCACHE_UNIX) == 0) {
     size_t len =
       concat(server_entry, sizeof server_entry, "SCCACHE_SERVER_UDS=", private_dir, "/", NULL);
@@ -141,7 +144,7 @@ bool sccache_server_ready(const char* sccache, char** env, size_t env_count, con
   /* Start one, one shim at a time: the lock lives beside the socket, in the private dir. */
   if (!instance[0] && shim.config.sccache_server.key) { /* a port of the user's own choosing */
     (void)shimctl_private_runtime_dir(private_dir, sizeof private_dir);
-    name_instance();
+    name_instance(false);
   }
   char lock_path[PATH_MAX];
   int lock = -1;
@@ -181,4 +184,28 @@ bool sccache_server_ready(const char* sccache, char** env, size_t env_count, con
   if (lock >= 0)
     close(lock);
   return ready;
+}
+
+void record_sccache_call(const char* sccache, char* const env[]) {
+  const char* log = measure_log();
+  if (!log)
+    return;
+  char body[PATH_MAX + 256];
+  const char* uds = env_value(env, "SCCACHE_SERVER_UDS=");
+  const char* port = env_value(env, "SCCACHE_SERVER_PORT=");
+  /* The shim's own entry (sccache_server_entry) names this build's own server; anything else is
+   * the user's choice or an old config's port, which other builds may use too. */
+  const char* own = server_entry[0] ? strchr(server_entry, '=') + 1 : NULL;
+  const char* scope =
+    own && (uds == own || port == own) ? SHIMCTL_MEASURE_OWN_SERVER : SHIMCTL_MEASURE_SHARED_SERVER;
+  const char* server = uds ? uds : port ? port : "4226"; /* sccache's default port */
+  if (concat(body,
+             sizeof body,
+             scope,
+             " ",
+             sccache,
+             uds ? " SCCACHE_SERVER_UDS=" : " SCCACHE_SERVER_PORT=",
+             server,
+             NULL) < sizeof body)
+    append_measure_record(log, SHIMCTL_MEASURE_SCCACHE, body);
 }

@@ -50,9 +50,14 @@ _Noreturn void exec_original(const char* real, const char* name, char** argv);
 _Noreturn void run_without_config(char** argv, const char* invoked, const char* why);
 bool run_and_read(char* const args[], char* out, size_t cap, size_t* len, int* status);
 void log_event(const char* event, const char* reason);
-/* Under `shimctl measure` (CCACHE_STATSLOG set): appends a record of a call the shim ran without
- * the cache, in ccache's stats-log format ("# <what>" then the counter COUNTER). */
-void record_uncached_call(const char* counter);
+/* `shimctl measure`'s log (SHIMCTL_MEASURE_LOG, read once), NULL when unset or empty. */
+const char* measure_log(void);
+/* Appends HEADER "\n" BODY "\n" to LOG in one write(2) (formats.h), best effort. */
+void append_measure_record(const char* log, const char* header, const char* body);
+/* Records a call the shim runs without the cache tool, for REASON (formats.h): in measure's log;
+ * else, with ccache, in CCACHE_STATSLOG when set, by ccache's counter name. Not for a nested
+ * call (SHIMCTL_ACTIVE: its caller is recorded). */
+void record_not_sent(enum shimctl_not_sent reason);
 void log_event_once(const char* event, const char* reason);
 bool find_directory_config(const char* dir, char found[PATH_MAX]);
 bool find_build_root(const char* dir, char root[PATH_MAX]);
@@ -72,6 +77,9 @@ const char* sccache_server_entry(const char** problem);
  * room for one more) will look for it, or once one was started (`sccache --start-server`, one
  * shim at a time); false, with *WHY: the compile must run uncached. */
 bool sccache_server_ready(const char* sccache, char** env, size_t env_count, const char** why);
+/* Under `shimctl measure` (measure_log()): records that this call goes to SCCACHE at the server
+ * ENV names (formats.h). Call it once the server is ready. */
+void record_sccache_call(const char* sccache, char* const env[]);
 
 /* ---- cache_run.c ------------------------------------------------------------------------ */
 /* Runs the cache tool PATH (ARGV, ENV) as a child with its stderr held back, and waits for it.

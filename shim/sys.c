@@ -260,6 +260,7 @@ _Noreturn void run_without_config(char** argv, const char* invoked, const char* 
   const char* names[] = { invoked, shim.self_name };
   int count = strcmp(invoked, shim.self_name) == 0 ? 1 : 2;
   char real[PATH_MAX];
+  record_not_sent(SHIMCTL_NOT_SENT_NO_CONFIG);
   for (int i = 0; i < count; i++)
     if (path_in_self_dir(real, names[i], ".real") && access(real, X_OK) == 0)
       exec_original(real, names[i], argv);
@@ -342,19 +343,40 @@ void log_event(const char* event, const char* reason) {
   close(fd);
 }
 
-void record_uncached_call(const char* counter) {
-  const char* log = getenv("CCACHE_STATSLOG");
-  char line[256];
-  if (!log || log[0] == '\0')
+const char* measure_log(void) {
+  static const char* log;
+  static bool looked;
+  if (!looked) {
+    log = getenv(SHIMCTL_MEASURE_LOG);
+    looked = true;
+  }
+  return log && log[0] ? log : NULL;
+}
+
+void append_measure_record(const char* log, const char* header, const char* body) {
+  char record[PATH_MAX + 512];
+  size_t len = concat(record, sizeof record, header, "\n", body, "\n", NULL);
+  if (len >= sizeof record)
     return;
-  size_t len =
-    concat(line, sizeof line, "# shimctl-shim: ran without the cache\n", counter, "\n", NULL);
   int fd = open_file(log, O_WRONLY | O_APPEND | O_CREAT, 0666);
   if (fd < 0)
     return;
-  if (len < sizeof line) /* one write(2): records of parallel compiles stay whole */
-    write_best_effort(fd, line, len);
+  write_best_effort(fd, record, len); /* one write(2): records of parallel calls stay whole */
   close(fd);
+}
+
+void record_not_sent(enum shimctl_not_sent reason) {
+  const char* log = measure_log();
+  const char* name = shimctl_not_sent_name(reason);
+  if (getenv("SHIMCTL_ACTIVE"))
+    return;   /* a nested call: its caller's call is the one recorded */
+  if (!log) { /* ccache's own stats log, as before measure had a log of its own */
+    log = shim.config.cache_is_ccache ? getenv("CCACHE_STATSLOG") : NULL;
+    name = shimctl_not_sent_stats_log_name(reason);
+    if (!log || !log[0] || !name)
+      return;
+  }
+  append_measure_record(log, SHIMCTL_MEASURE_NOT_SENT, name);
 }
 
 /* log_event, unless the end of events.log already holds the same event and reason: a file

@@ -1,4 +1,5 @@
-// `shimctl measure [--json] -- BUILD...`: a build's own cache statistics.
+// `shimctl measure [--json] -- BUILD...`: a build's own cache statistics, each tool's from the
+// tool itself, and the calls the shim ran without the cache apart from them.
 #include <fmt/format.h>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -14,48 +15,85 @@ struct MeasureArgs {
   bool json = false;
 };
 
+// "2 link, 1 preprocess"
+std::string by_name(const std::map<std::string, std::uint64_t>& counts) {
+  std::string out;
+  for (const auto& [name, count] : counts)
+    out += fmt::format("{}{} {}", out.empty() ? "" : ", ", count, name);
+  return out;
+}
+
+std::uint64_t total_of(const std::map<std::string, std::uint64_t>& counts) {
+  std::uint64_t total = 0;
+  for (const auto& [name, count] : counts)
+    total += count;
+  return total;
+}
+
+nlohmann::json counts_json(const build::ToolCounts& c) {
+  return { { "calls", c.calls },
+           { "compiles", c.compiles() },
+           { "hits", c.hits },
+           { "misses", c.misses },
+           { "uncacheable", c.uncacheable } };
+}
+
 int run_measure(const MeasureArgs& args, Warnings& warnings) {
   auto stats = build::measure_build(
     args.command, args.json ? build::BuildStdout::to_stderr : build::BuildStdout::inherit);
   if (!stats)
     return report_error(stats.error());
   const auto& s = *stats;
-  bool none = s.calls == 0;
+  const auto total = s.total();
   std::string warning;
-  if (none)
+  if (total.calls == 0)
     warning = "zero compiles reached the cache: the launcher never reached the compiler (is the "
               "build using the shimmed compilers or a ccache launcher, and was it already up to "
               "date?)";
-  else if (s.compiles() == 0)
-    warning = fmt::format("{} calls reached ccache but none was a cacheable compile", s.calls);
+  else if (total.compiles() == 0)
+    warning =
+      fmt::format("{} calls reached {} but none was a cacheable compile", total.calls, s.tool());
   if (args.json) {
+    for (const auto& w : s.warnings)
+      warnings.add(w);
     if (!warning.empty())
       warnings.add(warning);
-    nlohmann::json j{ { "exit_code", s.exit_code },    { "calls", s.calls },
-                      { "compiles", s.compiles() },    { "hits", s.hits },
-                      { "misses", s.misses },          { "hit_rate", s.hit_rate() },
-                      { "uncacheable", s.uncacheable } };
+    nlohmann::json by_tool = nlohmann::json::object();
+    for (const auto& [name, counts] : s.tools)
+      by_tool[name] = counts_json(counts);
+    nlohmann::json j{ { "exit_code", s.exit_code }, { "tool", s.tool() },
+                      { "calls", total.calls },     { "compiles", total.compiles() },
+                      { "hits", total.hits },       { "misses", total.misses },
+                      { "hit_rate", s.hit_rate() }, { "uncacheable", total.uncacheable },
+                      { "not_sent", s.not_sent },   { "by_tool", by_tool } };
     if (!warning.empty())
       j["warning"] = warning; // before "warnings"; kept for scripts that read it
     print_json(std::move(j), warnings);
   } else {
     fmt::print(stderr,
                "shimctl measure: {} compiles through the cache: {} hits, {} misses, "
-               "hit rate {:.1f}%",
-               s.compiles(),
-               s.hits,
-               s.misses,
-               100.0 * s.hit_rate());
-    std::uint64_t other = s.calls - std::min(s.calls, s.compiles());
-    if (other) {
-      // By kind: ccache's counters and the shim's (links and -E never reach ccache through a
-      // shim; a one-step compile-and-link is not cacheable by ccache at all).
-      std::string kinds;
-      for (const auto& [name, count] : s.uncacheable)
-        kinds += fmt::format("{}{} {}", kinds.empty() ? "" : ", ", count, name);
-      fmt::print(stderr, " ({} other calls not cacheable: {})", other, kinds);
-    }
+               "hit rate {:.1f}% ({})",
+               total.compiles(),
+               total.hits,
+               total.misses,
+               100.0 * s.hit_rate(),
+               s.tool());
+    std::uint64_t other = total.calls - std::min(total.calls, total.compiles());
+    if (other) // the tool's own count of calls it did not cache, by its reasons
+      fmt::print(stderr,
+                 "; {} other calls {} did not cache{}{}",
+                 other,
+                 s.tool(),
+                 total.uncacheable.empty() ? "" : ": ",
+                 by_name(total.uncacheable));
+    if (!s.not_sent.empty()) // links, -E, ...: the shim ran them without the cache tool
+      fmt::print(stderr,
+                 "; {} calls the shim ran without the cache: {}",
+                 total_of(s.not_sent),
+                 by_name(s.not_sent));
     fmt::print(stderr, "; build exit code {}\n", s.exit_code);
+    for (const auto& w : s.warnings)
+      warnings.add(w);
     if (!warning.empty())
       warnings.add(warning);
   }

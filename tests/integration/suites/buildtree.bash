@@ -1,6 +1,8 @@
 # Per-build statistics and build-tree checks (issue 6): `shimctl measure` and
 # `shimctl check-build` on a small CMake project with C, C++ and HIP sources (CMake's HIP
-# language), built through a clang-15 ROCm-shaped prefix (scripts/make-rocm-prefix).
+# language), built through a clang-15 ROCm-shaped prefix (scripts/make-rocm-prefix). measure's
+# counts are each tool's own (issue 23 item 9): ccache's counters move by what it reports, and
+# with sccache 0.4 (a TCP port) they are what the build's own server says (measure_common.bash).
 #
 # CMake 3.25's HIP language with Debian's ROCm 5.2 needs help here: hip-lang's config is found
 # through PREFIX/lib/cmake/hip-lang (a link to Debian's) with CMAKE_PREFIX_PATH for its
@@ -13,6 +15,8 @@
 # (test_find_package_hip). A project shaped like HIP's own tests, which sets CMAKE_CXX_COMPILER
 # to hipcc after project(), is what check-build must judge by its rules rather than by
 # CMakeCache.txt (test_check_build_compiler_after_project, Ninja and Makefiles).
+
+source "$(dirname "${BASH_SOURCE[0]}")/measure_common.bash"
 
 suite_requires() {
   command -v ccache >/dev/null && command -v cmake >/dev/null && command -v ninja >/dev/null \
@@ -241,14 +245,74 @@ set -e
 EOF
   "$SHIMCTL" measure --json -- bash build.sh > m.json 2> m.err || fail "the build failed: $(tail -5 m.err)"
   [ -s k.so ] && [ -s k2.so ] || fail "no shared objects built"
-  expect_eq "1 0 1" "$(json_field m.json '"%d %d %d" % (d["compiles"], d["hits"], d["misses"])')" "compiles hits misses"
-  expect_eq "1 1 1" "$(json_field m.json '"%d %d %d" % tuple(d["uncacheable"].get(k, 0) for k in ("one_step_compile_and_link", "called_for_link", "called_for_preprocessing"))')" \
-    "one-step, link and -E calls"
+  expect_eq "ccache 1 1 0 1" "$(json_field m.json '"%s %d %d %d %d" % (d["tool"], d["calls"], d["compiles"], d["hits"], d["misses"])')" "tool calls compiles hits misses"
+  # The shim's own calls, by reason; none of them is ccache's (issue 23 item 9).
+  expect_eq '{"link": 1, "one_step_compile_and_link": 1, "preprocess": 1} {}' \
+    "$(json_field m.json 'json.dumps(d["not_sent"], sort_keys=True) + " " + json.dumps(d["uncacheable"])')" \
+    "the shim's calls; ccache's not-cacheable calls"
   # Only the -c compile reached ccache.
   expect_eq 1 "$(ccache_stat "$CCACHE_DIR" cache_miss)" "ccache's misses"
   expect_eq 0 "$(ccache_stat "$CCACHE_DIR" called_for_link)" "links ccache saw"
   local out
   out=$("$SHIMCTL" measure -- bash build.sh 2>&1 >/dev/null) || fail "second build failed"
-  expect_contains "$out" "1 compiles through the cache: 1 hits, 0 misses" "text summary"
-  expect_contains "$out" "1 one_step_compile_and_link" "text names the one-step call"
+  expect_contains "$out" "1 compiles through the cache: 1 hits, 0 misses, hit rate 100.0% (ccache)" "text summary"
+  expect_contains "$out" "3 calls the shim ran without the cache: 1 link, 1 one_step_compile_and_link, 1 preprocess" \
+    "text names the shim's calls"
+  # SHIMCTL_DISABLE=1: nothing reaches a tool, and measure says why.
+  out=$(SHIMCTL_DISABLE=1 "$SHIMCTL" measure --json -- bash build.sh 2>/dev/null) || fail "disabled build failed"
+  expect_eq 'none 0 {}' \
+    "$(python3 -c 'import json, sys; d = json.loads(sys.argv[1]); print(d["tool"], d["calls"], json.dumps(d["not_sent"]))' "$out")" \
+    "SHIMCTL_DISABLE=1: tool, calls, the shim's calls"
+  expect_contains "$out" "SHIMCTL_DISABLE=1 is set: the shims ran every call without the cache" "SHIMCTL_DISABLE=1: the warning"
+}
+
+test_measure_sccache_counts_are_sccaches() {
+  TEST "measure with sccache 0.4 (a server on a TCP port): calls, hits and misses are sccache's own; HIP is its not-cacheable call"
+  command -v sccache >/dev/null || { echo "    (sccache is not installed: nothing to measure)"; return 0; }
+  prefixes
+  local p=$TEST_DIR/scprefix b=$TEST_DIR/b
+  copy_rocm_prefix "$p"
+  mkdir -p "$p/lib/cmake" && ln -s /usr/lib/x86_64-linux-gnu/cmake/hip-lang "$p/lib/cmake/hip-lang"
+  "$SHIMCTL" install "$p" --no-verify --compilers clang,hipcc --cache sccache --cache-dir "$TEST_DIR/sc" \
+    >"$TEST_DIR/install.out" 2>&1 || fail "install --cache sccache failed:"$'\n'"$(cat "$TEST_DIR/install.out")"
+  sc_server_of "$p" # SC_SERVER: this user's usual server (SCCACHE_SERVER_PORT=...)
+  trap sc_stop_servers EXIT
+  configure "$b" "$p" # its C and C++ checks compile through the usual server
+  local usual=none
+  answers "$SC_SERVER" && usual=$(server_counts "$SC_SERVER")
+  measured cold "$b"
+  expect_usual_unmoved "$usual"
+  expect_eq 1 "$(wc -l < "$TEST_DIR/cold.servers")" "servers the cold build used"
+  grep -q "^measured $(command -v sccache) SCCACHE_SERVER_PORT=" "$TEST_DIR/cold.shim-log" \
+    || fail "no record of a server of the build's own:"$'\n'"$(cat "$TEST_DIR/cold.shim-log")"
+  expect_eq "$(own cold)" "$(field cold '"%d %d %d" % (d["calls"], d["hits"], d["misses"])')" \
+    "measure's calls hits misses against sccache's own statistics of the cold build"
+  # a.c and b.cpp are misses; sccache 0.4 does not cache HIP (its own not-cacheable count).
+  expect_eq "sccache 3 2 0 2 1" \
+    "$(field cold '"%s %d %d %d %d %d" % (d["tool"], d["calls"], d["compiles"], d["hits"], d["misses"], sum(d["uncacheable"].values()))')" \
+    "cold: tool calls compiles hits misses not-cacheable"
+  expect_eq "{}" "$(field cold 'json.dumps(d["not_sent"])')" "cold: the shim's calls (a static library: no link)"
+  expect_stopped cold
+  rm -rf "$b" && configure "$b" "$p" # a fresh tree at the same path
+  usual=none
+  answers "$SC_SERVER" && usual=$(server_counts "$SC_SERVER")
+  measured warm "$b"
+  expect_usual_unmoved "$usual"
+  expect_eq "$(own warm)" "$(field warm '"%d %d %d" % (d["calls"], d["hits"], d["misses"])')" \
+    "measure's calls hits misses against sccache's own statistics of the warm build"
+  expect_eq "3 2 2 0" "$(field warm '"%d %d %d %d" % (d["calls"], d["compiles"], d["hits"], d["misses"])')" \
+    "warm: calls compiles hits misses"
+  expect_stopped warm
+  # The control: the same build without measure through the usual server (restarted: it reads
+  # the entries the measured builds stored) moves its statistics by what measure said.
+  answers "$SC_SERVER" && stop_server "$SC_SERVER"
+  wait_until 30 "the usual server stopped" eval "! answers '$SC_SERVER'"
+  rm -rf "$b" && configure "$b" "$p"
+  local before after c0 h0 m0 c1 h1 m1
+  before=$(server_counts "$SC_SERVER") || return
+  cmake --build "$b" >"$TEST_DIR/control.log" 2>&1 || fail "control build failed:"$'\n'"$(tail -30 "$TEST_DIR/control.log")"
+  after=$(server_counts "$SC_SERVER") || return
+  read -r c0 h0 m0 <<<"$before"
+  read -r c1 h1 m1 <<<"$after"
+  expect_eq "3 2 0" "$((c1 - c0)) $((h1 - h0)) $((m1 - m0))" "the control build's calls hits misses (sccache --show-stats)"
 }
