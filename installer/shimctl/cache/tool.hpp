@@ -4,7 +4,7 @@
 // statistics and cache location, how a verification compile proves a hit,
 // what it supports (CI archives, a group-shared cache, remote checks) and
 // what rollback stops. The implementations are picked from one table
-// (tool.cpp) by the manifest's cache.kind, as ccache picks its remote storage
+// (tool_table.cpp) by the manifest's cache.kind, as ccache picks its remote storage
 // backends from the table in its storage/storage.cpp. No code outside the
 // implementations compares a tool's name.
 #pragma once
