@@ -1,3 +1,4 @@
+#include <fmt/ranges.h> // fmt::join (fmt >= 10)
 #include <nlohmann/json.hpp>
 #include <shimctl/cache/max_size.hpp>
 #include <shimctl/cache/remote_url.hpp>
