@@ -237,8 +237,10 @@ callers_probe() {
 
 # callers_step KEY: runs the driver's caller_KEY under `shimctl measure --json` (the driver
 # again, as `DRIVER --callers-step KEY`, with the pass's state in the environment) and records
-# its wall time and counts as PASS.KEY_ms, PASS.KEY.{compiles,hits,misses,calls} and
-# PASS.KEY.uncacheable (kind=count,...). Fails when the step fails.
+# its wall time and counts as PASS.KEY_ms, PASS.KEY.{compiles,hits,misses,calls},
+# PASS.KEY.uncacheable (the cache tool's own not-cacheable calls, kind=count,...) and
+# PASS.KEY.not_sent (calls the shim ran without the cache, reason=count,...). Fails when the step
+# fails.
 callers_step() {
   local key=$1 t0 t1 json=$CALLERS_TMP/$1.json
   t0=$(callers_now_ms)
@@ -256,19 +258,22 @@ callers_step() {
 import json, sys
 d = json.load(open(sys.argv[1]))
 u = ",".join("%s=%d" % kv for kv in sorted(d["uncacheable"].items()))
-print(d["compiles"], d["hits"], d["misses"], d["calls"], u or "-")' "$json") ||
+n = ",".join("%s=%d" % kv for kv in sorted(d.get("not_sent", {}).items()))
+print(d["compiles"], d["hits"], d["misses"], d["calls"], u or "-", n or "-")' "$json") ||
     callers_die "cannot read shimctl measure's output $json"
-  local compiles hits misses calls unc
-  read -r compiles hits misses calls unc <<<"$line"
+  local compiles hits misses calls unc not_sent
+  read -r compiles hits misses calls unc not_sent <<<"$line"
   CALLERS_COUNT[$key.compiles]=$compiles
   CALLERS_COUNT[$key.hits]=$hits
   CALLERS_COUNT[$key.misses]=$misses
   CALLERS_COUNT[$key.uncacheable]=$unc
+  CALLERS_COUNT[$key.not_sent]=$not_sent
   callers_put "$CALLERS_PASS.$key.compiles" "$compiles"
   callers_put "$CALLERS_PASS.$key.hits" "$hits"
   callers_put "$CALLERS_PASS.$key.misses" "$misses"
   callers_put "$CALLERS_PASS.$key.calls" "$calls"
   callers_put "$CALLERS_PASS.$key.uncacheable" "$unc"
+  callers_put "$CALLERS_PASS.$key.not_sent" "$not_sent"
 }
 
 callers_ccache_stat() { # DIR COUNTER
