@@ -259,9 +259,10 @@ std::string users_server() {
 // The user's own server's statistics before the build: empty counters when it is not running
 // (a server started later counts only from then), nullopt when they cannot be read.
 std::optional<cache::CacheStats> baseline_of(const std::string& entry) {
-  auto sccache = util::find_in_path("sccache");
-  auto stats = cache::read_stats(sccache_settings(sccache.empty() ? "sccache" : sccache),
-                                 server_options(entry));
+  auto sccache = util::find_in_path(SHIMCTL_CACHE_KIND_SCCACHE);
+  auto stats =
+    cache::read_stats(sccache_settings(sccache.empty() ? SHIMCTL_CACHE_KIND_SCCACHE : sccache),
+                      server_options(entry));
   if (!stats)
     return std::nullopt;
   return *stats;

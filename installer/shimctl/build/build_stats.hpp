@@ -41,14 +41,14 @@ struct ToolCounts {
 
 struct BuildStats {
   int exit_code = 0; // the build's (128+N when killed by signal N)
-  // Per tool ("ccache", "sccache"): those the build's calls reached.
+  // Per tool (keyed by cache::Tool::name()): those the build's calls reached.
   std::map<std::string, ToolCounts> tools;
   // Calls the shim ran without the cache tool, by reason (formats.h: link, preprocess, ...).
   std::map<std::string, std::uint64_t> not_sent;
   std::vector<std::string> warnings;
   // The sums over TOOLS.
   [[nodiscard]] ToolCounts total() const;
-  // "ccache", "sccache", "ccache+sccache"; "none" when no call reached a tool.
+  // The tools' names joined with '+' (e.g. ccache+sccache); "none" when no call reached a tool.
   [[nodiscard]] std::string tool() const;
   [[nodiscard]] double hit_rate() const;
 };

@@ -42,16 +42,12 @@ struct ArchiveHeader {
 [[nodiscard]] nlohmann::json to_json(const ArchiveHeader& header);
 [[nodiscard]] util::Result<ArchiveHeader> parse_archive_header(const std::string& text);
 
-// (files done, bytes done, files total, bytes total); totals are 0 when unknown.
-using ArchiveProgress =
-  std::function<void(std::uint64_t, std::uint64_t, std::uint64_t, std::uint64_t)>;
-
 struct CacheArchiveOptions {
   std::string file;
   std::string prefix;
   bool force = false; // import: accept another toolchain's archive
   core::SessionOptions session;
-  ArchiveProgress progress;
+  core::Meter meter; // "exporting"/"importing" files, with bytes
 };
 
 struct CacheArchiveResult {

@@ -174,8 +174,9 @@ util::Result<CacheArchiveResult> export_cache(const core::Context& context,
         continue;
       trailer += digest + "  " + f.relative + "\n";
       ++done;
-      if (options.progress)
-        options.progress(done, bytes_done, files.size(), result.header.bytes);
+      if (options.meter)
+        options.meter(
+          { "exporting", "files", done, files.size(), bytes_done, result.header.bytes });
     }
     TRY(write_small(a.get(), archive_trailer_name, trailer));
     if (archive_write_close(a.get()) != ARCHIVE_OK)

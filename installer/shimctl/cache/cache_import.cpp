@@ -175,8 +175,9 @@ util::Status extract_all(archive* a,
     }
     TRY_ASSIGN(auto digest, extract_file(a, stage, path, bytes_done));
     staged.sums[path] = digest;
-    if (options.progress)
-      options.progress(staged.sums.size(), bytes_done, header.entries, header.bytes);
+    if (options.meter)
+      options.meter(
+        { "importing", "files", staged.sums.size(), header.entries, bytes_done, header.bytes });
   }
   if (!staged.trailer_seen)
     return fail(ExitCode::usage, "it ends before its {} (truncated?)", archive_trailer_name);

@@ -11,10 +11,6 @@ using util::fail;
 
 namespace {
 
-bool ends_with(std::string_view s, std::string_view suffix) {
-  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
-}
-
 bool is_hex_digit(char c) {
   return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
 }
@@ -49,8 +45,8 @@ bool travels(std::string_view relative) {
   auto name = relative.substr(relative.rfind('/') + 1);
   if (relative.find("/.") != std::string_view::npos)
     return false;
-  return name != "stats" && name != "CACHEDIR.TAG" && !ends_with(name, ".lock") &&
-         !ends_with(name, ".alive") && name.find(".tmp") == std::string_view::npos;
+  return name != "stats" && name != "CACHEDIR.TAG" && !name.ends_with(".lock") &&
+         !name.ends_with(".alive") && name.find(".tmp") == std::string_view::npos;
 }
 
 util::Result<std::vector<TreeFile>> cache_files(const util::Dir& root) {

@@ -15,17 +15,6 @@ namespace {
 
 constexpr std::string_view read_only_attribute = "|read-only";
 
-std::vector<std::string> storages_of(const std::string& list) {
-  std::vector<std::string> out;
-  for (std::size_t at = 0; at < list.size();) {
-    auto end = std::min(list.find(' ', at), list.size());
-    if (end > at)
-      out.push_back(list.substr(at, end - at));
-    at = end + 1;
-  }
-  return out;
-}
-
 std::string shared_storage(const core::CacheSettings& settings) {
   return settings.shared_group && settings.dir ? "file:" + *settings.dir + "|umask=002" : "";
 }
@@ -101,12 +90,13 @@ public:
       return std::nullopt;
     std::string url;
     auto shared = shared_storage(settings);
-    for (auto storage : storages_of(*value)) {
+    for (auto storage : util::words_of(*value)) {
       if (storage == shared)
         continue;
       if (settings.remote_read_only && storage.ends_with(read_only_attribute))
-        storage.resize(storage.size() - read_only_attribute.size());
-      url += (url.empty() ? "" : " ") + storage;
+        storage.remove_suffix(read_only_attribute.size());
+      url += url.empty() ? "" : " ";
+      url += storage;
     }
     return url.empty() ? std::nullopt : std::optional(url);
   }
@@ -187,9 +177,11 @@ std::optional<std::string> ccache_remote_storage(const core::CacheSettings& sett
                                                  const std::optional<std::string>& remote) {
   std::string out = shared_storage(settings);
   if (remote)
-    for (const auto& storage : storages_of(*remote))
-      out += (out.empty() ? "" : " ") + storage +
-             (settings.remote_read_only ? std::string(read_only_attribute) : "");
+    for (auto storage : util::words_of(*remote)) {
+      out += out.empty() ? "" : " ";
+      out += storage;
+      out += settings.remote_read_only ? read_only_attribute : "";
+    }
   return out.empty() ? std::nullopt : std::optional(out);
 }
 

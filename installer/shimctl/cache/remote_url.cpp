@@ -223,13 +223,7 @@ std::string ccache_storage_problem(std::string_view storage,
 util::Status check_ccache_url(std::string_view url, const core::CacheSettings& tool) {
   // Storages are separated by spaces; from 4.13 a word that is no URL is a property of the
   // storage before it.
-  std::vector<std::string_view> words;
-  for (std::size_t at = 0; at < url.size();) {
-    auto end = std::min(url.find(' ', at), url.size());
-    if (end > at)
-      words.push_back(url.substr(at, end - at));
-    at = end + 1;
-  }
+  auto words = util::words_of(url);
   if (words.empty())
     return fail(ExitCode::usage, "--remote is empty; name a storage URL (e.g. redis://HOST:6379)");
   for (std::size_t i = 0; i < words.size();) {

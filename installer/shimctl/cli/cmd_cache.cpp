@@ -15,19 +15,13 @@ struct CacheArgs {
   bool force = false;
 };
 
-cache::CacheArchiveOptions options_of(const CacheArgs& args, Progress& line) {
+cache::CacheArchiveOptions options_of(const CacheArgs& args, const core::Context& context) {
   cache::CacheArchiveOptions o;
   o.file = args.file;
   o.prefix = args.common.prefix_or_default();
   o.force = args.force;
   o.session = args.common.session();
-  if (line.enabled())
-    o.progress = [&line](std::uint64_t files,
-                         std::uint64_t bytes,
-                         std::uint64_t total_files,
-                         std::uint64_t total_bytes) {
-      line.update({ files, total_files, bytes, total_bytes });
-    };
+  o.meter = context.meter;
   return o;
 }
 
@@ -87,13 +81,9 @@ void add_archive_command(CLI::App* cache,
                   "Import an archive made for another toolchain (its entries will not hit)");
   registry.commands.push_back({ cmd, [&context, &registry, args, is_export] {
                                  attach_progress(context, args->common.json);
-                                 Progress line(is_export ? "exporting" : "importing",
-                                               "files",
-                                               progress_style(args->common.json));
-                                 auto options = options_of(*args, line);
+                                 auto options = options_of(*args, context);
                                  auto r = is_export ? cache::export_cache(context, options)
                                                     : cache::import_cache(context, options);
-                                 line.finish();
                                  if (!r)
                                    return report_error(r.error());
                                  return report(*r, *args, is_export, registry.warnings);

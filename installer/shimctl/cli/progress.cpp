@@ -41,11 +41,9 @@ std::string human_bytes(std::uint64_t bytes) {
   return unit == 0 ? fmt::format("{} B", bytes) : fmt::format("{:.1f} {}", value, units[unit]);
 }
 
-std::string format_progress(std::string_view label,
-                            std::string_view unit,
-                            const ProgressCounts& c,
-                            double elapsed) {
-  std::string line(label);
+std::string format_progress(const core::Tick& c, double elapsed) {
+  std::string_view unit = c.unit;
+  std::string line(c.what);
   if (c.total)
     line += fmt::format("  {}/{} {}", c.done, c.total, unit);
   else if (c.done)
@@ -79,12 +77,14 @@ Progress::~Progress() {
   finish();
 }
 
-void Progress::update(const ProgressCounts& counts) {
-  counts_ = counts;
+void Progress::update(const core::Tick& tick) {
+  tick_ = tick;
+  tick_.what = label_;
+  tick_.unit = unit_;
   if (!enabled())
     return;
   auto now = std::chrono::steady_clock::now();
-  bool last = counts.total && counts.done >= counts.total;
+  bool last = tick.total && tick.done >= tick.total;
   if (drawn_ && !last && now - last_draw_ < redraw_interval)
     return;
   last_draw_ = now;
@@ -93,7 +93,7 @@ void Progress::update(const ProgressCounts& counts) {
 
 void Progress::draw() {
   double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
-  auto line = format_progress(label_, unit_, counts_, elapsed);
+  auto line = format_progress(tick_, elapsed);
   // A line wider than the terminal wraps, and \r would rewrite only its tail.
   auto width = terminal_width(out_);
   if (line.size() >= width)
@@ -125,7 +125,7 @@ void attach_progress(core::Context& context, bool json) {
       auto& bar = *current;
       if (!bar || bar->label() != tick.what)
         bar = std::make_unique<Progress>(std::string(tick.what), std::string(tick.unit), style);
-      bar->update({ tick.done, tick.total, tick.bytes, tick.total_bytes });
+      bar->update(tick);
       if (tick.total && tick.done >= tick.total)
         bar.reset();
     };

@@ -3,9 +3,10 @@
 // counts done, the rate and the time left. Where stderr is not a terminal, or
 // the command prints JSON, nothing is drawn: logs stay line-oriented.
 //
-//   cli::Progress bar("exporting", "files", cli::progress_style(json));
-//   for (...) bar.update({files_done, files_total, bytes_done, bytes_total});
-//   bar.finish();   // erases the line; then print the result as usual
+// Steps report core::Ticks to Context::meter; attach_progress draws them:
+//
+//   cli::attach_progress(context, json);
+//   context.meter({ "exporting", "files", done, total, bytes, total_bytes });
 #pragma once
 
 #include <chrono>
@@ -25,20 +26,10 @@ enum class ProgressStyle {
 // `line` when stderr is a terminal and the command does not print JSON.
 [[nodiscard]] ProgressStyle progress_style(bool json);
 
-struct ProgressCounts {
-  std::uint64_t done = 0;        // items done (files, compiles, entries)
-  std::uint64_t total = 0;       // items in all (0: unknown)
-  std::uint64_t bytes = 0;       // bytes done (0: not measured)
-  std::uint64_t total_bytes = 0; // bytes in all (0: unknown)
-};
-
-// "LABEL  12/345 UNIT  1.2/3.4 GiB  56.7 MiB/s  0:42 left" (parts without
+// "WHAT  12/345 UNIT  1.2/3.4 GiB  56.7 MiB/s  0:42 left" (parts without
 // data are left out); the time left comes from the byte rate when the total
 // is known, else from the item rate, and only after ELAPSED > 0.5 s.
-[[nodiscard]] std::string format_progress(std::string_view label,
-                                          std::string_view unit,
-                                          const ProgressCounts& counts,
-                                          double elapsed_seconds);
+[[nodiscard]] std::string format_progress(const core::Tick& tick, double elapsed_seconds);
 
 // "1.5 KiB", "230.0 MiB", "3.2 GiB".
 [[nodiscard]] std::string human_bytes(std::uint64_t bytes);
@@ -57,7 +48,8 @@ public:
     return label_;
   }
   // Redraws at most every 100 ms, and always for the last item.
-  void update(const ProgressCounts& counts);
+  // Its counts; the label and unit stay the constructor's.
+  void update(const core::Tick& tick);
   // Erases the line so that other output can follow; the next update redraws it.
   void clear();
   // Erases the line for good.
@@ -69,7 +61,7 @@ private:
   std::string unit_;
   ProgressStyle style_;
   std::FILE* out_;
-  ProgressCounts counts_;
+  core::Tick tick_; // what and unit view label_ and unit_
   bool drawn_ = false;
   std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
   std::chrono::steady_clock::time_point last_draw_{};

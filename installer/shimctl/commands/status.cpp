@@ -2,6 +2,7 @@
 #include <array>
 #include <filesystem>
 #include <fstream>
+#include <shimctl/cache/cache_tree.hpp>
 #include <shimctl/cache/shim_config.hpp>
 #include <shimctl/commands/adopt.hpp>
 #include <shimctl/commands/status.hpp>
@@ -16,25 +17,19 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// The paths of the cache entries under CACHE_DIR: the files in its 16 top directories (0-f) and
-// below, other than ccache's bookkeeping (stats, CACHEDIR.TAG, locks, temporary files).
+// The paths of the cache entries under CACHE_DIR: the files that would travel in a cache archive
+// (cache::travels: not ccache's bookkeeping), none when the directory cannot be read.
 std::vector<fs::path> entry_files(const std::string& cache_dir) {
-  std::vector<fs::path> files;
-  for (char top : std::string_view("0123456789abcdef")) {
-    std::error_code ec;
-    fs::recursive_directory_iterator it(
-      fs::path(cache_dir) / std::string(1, top), fs::directory_options::skip_permission_denied, ec);
-    for (; !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
-      auto name = it->path().filename().string();
-      std::error_code type_error;
-      if (it.depth() > 3 || !it->is_regular_file(type_error) || name == "stats" ||
-          name == "CACHEDIR.TAG" || name.ends_with(".lock") || name.ends_with(".alive") ||
-          name.find(".tmp") != std::string::npos)
-        continue;
-      files.push_back(it->path());
-    }
-  }
-  return files;
+  std::vector<fs::path> paths;
+  auto root = util::Dir::open(cache_dir);
+  if (!root)
+    return paths;
+  auto files = cache::cache_files(*root);
+  if (!files)
+    return paths;
+  for (const auto& file : *files)
+    paths.push_back(fs::path(cache_dir) / file.relative);
+  return paths;
 }
 
 // The ccache version in the header of the entry FILE, "" when it has none.

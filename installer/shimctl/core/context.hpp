@@ -10,7 +10,8 @@
 
 namespace shimctl::core {
 
-// Counted progress of a long step (fingerprinting, verification compiles).
+// Counted progress of a long step (fingerprinting, verification compiles,
+// exporting and importing a cache archive): the one shape every step reports in.
 struct Tick {
   std::string_view what; // "fingerprinting", "verifying"
   std::string_view unit; // what DONE counts: "files", "compilers"
@@ -19,6 +20,9 @@ struct Tick {
   std::uint64_t bytes = 0;       // 0: not measured
   std::uint64_t total_bytes = 0; // 0: unknown
 };
+
+// Where a step sends its Ticks (Context::meter; the CLI draws them on a terminal).
+using Meter = std::function<void(const Tick&)>;
 
 struct Context {
   std::string shim_binary; // the shim to install
@@ -32,7 +36,7 @@ struct Context {
   // not written, a toolchain that changed meanwhile). The CLI prints it on
   // stderr in every mode and lists it under "warnings" in --json output.
   std::function<void(const std::string&)> warn = [](const std::string&) {};
-  std::function<void(const Tick&)> meter = [](const Tick&) {}; // the CLI draws it on a terminal
+  Meter meter = [](const Tick&) {}; // the CLI draws it on a terminal
 };
 
 // Finds the shim and the layout files relative to the running executable

@@ -108,13 +108,6 @@ std::string combine_inputs(const std::vector<IdentityInput>& inputs) {
   return h.hex_digest();
 }
 
-FingerprintProgress fingerprint_meter(const core::Context& context) {
-  return [&context](
-           std::size_t done, std::size_t total, std::uint64_t bytes, std::uint64_t total_bytes) {
-    context.meter({ "fingerprinting", "files", done, total, bytes, total_bytes });
-  };
-}
-
 namespace {
 
 // SHA-256 of a file, remembered for this process by its stat data: install
@@ -143,7 +136,7 @@ util::Result<std::string> digest_of(const std::string& path, const struct stat& 
 util::Result<Fingerprint> compute_fingerprint(const std::string& prefix,
                                               const std::vector<std::string>& files,
                                               bool before_install,
-                                              const FingerprintProgress& progress) {
+                                              const core::Meter& meter) {
   auto full_path = [&](const std::string& relative) {
     std::string full = input_path(prefix, relative);
     struct stat st {};
@@ -152,7 +145,7 @@ util::Result<Fingerprint> compute_fingerprint(const std::string& prefix,
     return full;
   };
   std::uint64_t total_bytes = 0;
-  if (progress)
+  if (meter)
     for (const auto& relative : files) {
       struct stat st {};
       if (::stat(full_path(relative).c_str(), &st) == 0)
@@ -169,8 +162,9 @@ util::Result<Fingerprint> compute_fingerprint(const std::string& prefix,
     TRY_ASSIGN(auto digest, digest_of(full, st));
     fp.inputs.push_back({ relative, digest, static_cast<std::uint64_t>(st.st_size) });
     bytes += static_cast<std::uint64_t>(st.st_size);
-    if (progress)
-      progress(i + 1, files.size(), bytes, std::max(bytes, total_bytes));
+    if (meter)
+      meter(
+        { "fingerprinting", "files", i + 1, files.size(), bytes, std::max(bytes, total_bytes) });
   }
   fp.sha256 = combine_inputs(fp.inputs);
   return fp;
@@ -183,7 +177,7 @@ util::Result<Fingerprint> fingerprint_files(const core::Context& context,
                                             Announce announce) {
   if (announce == Announce::yes)
     context.progress(fmt::format("fingerprinting {} toolchain files", files.size()));
-  return compute_fingerprint(prefix, files, before_install, fingerprint_meter(context));
+  return compute_fingerprint(prefix, files, before_install, context.meter);
 }
 
 util::Result<Fingerprint> fingerprint_toolchain(const core::Context& context,

@@ -46,20 +46,13 @@ struct ToolchainFiles {
 // An input's path on disk: PREFIX/PATH, or PATH itself when absolute.
 [[nodiscard]] std::string input_path(const std::string& prefix, const std::string& path);
 
-// Progress callback: (files done, files total, bytes done, bytes total).
-using FingerprintProgress =
-  std::function<void(std::size_t, std::size_t, std::uint64_t, std::uint64_t)>;
-
-// A FingerprintProgress that reports to CONTEXT.meter as "fingerprinting".
-[[nodiscard]] FingerprintProgress fingerprint_meter(const core::Context& context);
-
-// Hashes the files. With BEFORE_INSTALL, a ".real" name that does not exist
-// yet is read from the original (the same bytes it will hold).
-[[nodiscard]] util::Result<Fingerprint> compute_fingerprint(
-  const std::string& prefix,
-  const std::vector<std::string>& files,
-  bool before_install,
-  const FingerprintProgress& progress = {});
+// Hashes the files, reporting to METER as "fingerprinting". With BEFORE_INSTALL,
+// a ".real" name that does not exist yet is read from the original (the same
+// bytes it will hold).
+[[nodiscard]] util::Result<Fingerprint> compute_fingerprint(const std::string& prefix,
+                                                            const std::vector<std::string>& files,
+                                                            bool before_install,
+                                                            const core::Meter& meter = {});
 
 // Whether fingerprint_files says "fingerprinting N toolchain files" on CONTEXT's progress
 // (install, adopt) or not (fingerprint, cache-key: their output is the key).

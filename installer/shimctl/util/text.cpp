@@ -29,6 +29,17 @@ std::vector<std::string> lines_of(const std::string& text) {
   return lines;
 }
 
+std::vector<std::string_view> words_of(std::string_view text) {
+  std::vector<std::string_view> words;
+  for (std::size_t at = 0; at < text.size();) {
+    auto end = std::min(text.find(' ', at), text.size());
+    if (end > at)
+      words.push_back(text.substr(at, end - at));
+    at = end + 1;
+  }
+  return words;
+}
+
 namespace {
 
 constexpr std::string_view masked = "***";

@@ -19,6 +19,9 @@ namespace shimctl::util {
 // TEXT's lines, without their newlines.
 [[nodiscard]] std::vector<std::string> lines_of(const std::string& text);
 
+// TEXT's words: the non-empty runs between spaces (ccache's storage list "URL|attr URL ...").
+[[nodiscard]] std::vector<std::string_view> words_of(std::string_view text);
+
 // TEXT with every credential a storage URL can carry masked: a URL's userinfo
 // ("redis://PASSWORD@host:6379", "http://user:pw@host/c" -> "redis://***@host:6379",
 // "http://***@host/c") and a credential attribute of ccache's storage syntax
