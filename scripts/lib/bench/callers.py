@@ -125,8 +125,8 @@ def table(r):
         v = g(k)
         return "" if v is None else f"{v:g}" if isinstance(v, float) else str(v)
 
-    out = ["| caller (sources x targets) | pass | compile s | link s | probes s | total s | cacheable | hits | misses | remote hits | not cacheable |",
-           "|---|---|---|---|---|---|---|---|---|---|---|"]
+    out = ["| caller (sources x targets) | pass | compile s | link s | probes s | total s | cacheable | hits | misses | remote hits | not cacheable (the tool's count) | run without the cache (the shim's) |",
+           "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for d in DRIVERS:
         for p in ("cold", "warm", "container"):
             c = f"callers.{d}.{p}"
@@ -135,7 +135,7 @@ def table(r):
             out.append(f"| {d} ({g(f'callers.{d}.size')}) | {p} | {s(c + '.compile_ms')} | {s(c + '.link_ms')} | "
                        f"{s(c + '.probes_ms')} | {s(c + '.total_ms')} | {n(c + '.compile.compiles')} | "
                        f"{n(c + '.compile.hits')} | {n(c + '.compile.misses')} | {n(c + '.remote_hits')} | "
-                       f"{n(c + '.compile.uncacheable')} |")
+                       f"{n(c + '.compile.uncacheable')} | {n(c + '.compile.not_sent')} |")
     out += ["", "| caller | cold / pass 2, compile only (target >= 50) | cold / pass 2, total | fresh container / local hits, compile (target <= 1.5) | total | cold / fresh container, compile (target >= 50) |",
             "|---|---|---|---|---|---|"]
     for d in DRIVERS:
