@@ -420,3 +420,6 @@ sc_stat() {
 sc_counts() {
   sc_stat '"hits=%s misses=%s" % (json.dumps(s["stats"]["cache_hits"]["counts"], sort_keys=True), json.dumps(s["stats"]["cache_misses"]["counts"], sort_keys=True))'
 }
+
+# Team stores (redis with auth/TLS/shards/cluster, WebDAV, S3): tests/integration/lib-stores.bash.
+source "$SRC_DIR/tests/integration/lib-stores.bash"
