@@ -2,7 +2,9 @@
 // cache/remote_url.*): the URL forms ccache 4.7 and 4.14 and sccache store to; every refusal is
 // exit 2, one line, no credential.
 #include <doctest/doctest.h>
+#include <shimctl/cache/remote_url.hpp>
 #include <shimctl/cache/tool.hpp>
+#include <cstdlib>
 #include <string>
 
 using namespace shimctl;
@@ -30,8 +32,19 @@ std::string ccache47(const std::string& url) {
 std::string ccache414(const std::string& url) {
   return refusal("ccache", "4.14.2", url);
 }
-std::string sccache(const std::string& url) {
+std::string sccache04(const std::string& url) {
   return refusal("sccache", "0.4.0-pre.6", url);
+}
+std::string sccache(const std::string& url) {
+  return refusal("sccache", "0.17.0", url);
+}
+
+// sccache's environment for URL, one line.
+std::string sccache_env(const std::string& url, bool read_only = false) {
+  std::string out;
+  for (const auto& line : cache::sccache_store_environment(url, read_only))
+    out += (out.empty() ? "" : " ") + line;
+  return out;
 }
 
 } // namespace
@@ -118,18 +131,105 @@ TEST_CASE("a credential never appears in a refusal") {
   CHECK(sccache("http://u:Secret@h/c").find("Secret") == std::string::npos);
 }
 
-TEST_CASE("sccache: one redis:// URL with a host") {
-  for (const char* ok : { "redis://h", "redis://127.0.0.1:6379", "redis://:pw@h:6379/1" })
+TEST_CASE("sccache 0.17: Redis, Redis Cluster, WebDAV and S3 URLs") {
+  for (const char* ok : { "redis://h",
+                          "redis://127.0.0.1:6379",
+                          "redis://:pw@h:6379/1",
+                          "redis://u:pw@h",
+                          "rediss://h:6380|ca=/etc/ca.crt",
+                          "redis://h:7001|cluster",
+                          "redis://h:7001|cluster=h:7002,h:7003|read-only",
+                          "http://h/c",
+                          "https://u:p@h:8443/dav/cache|ca=/ca.crt",
+                          "s3://bucket",
+                          "s3://bucket/team/a|endpoint=http://127.0.0.1:9000|region=eu-1",
+                          "s3://id:key@bucket/p|endpoint=https://s3.example|virtual-host",
+                          "s3://bucket/p|no-credentials|read-only" })
     CHECK_MESSAGE(sccache(ok).empty(), ok);
   for (const char* bad : { "redis://",
-                           "http://h/c",
                            "file:/c",
                            "redis://a redis://b",
-                           "redis://h|read-only",
                            "redis://h:x",
+                           "redis://h/x",
+                           "redis://h/1|cluster",
+                           "redis://h|shards=a,b",
+                           "http://h/c|cluster",
+                           "rediss://h|ca=relative.crt",
+                           "s3://",
+                           "s3://b|endpoint=ftp://x",
+                           "s3://b|region",
+                           "memcached://h",
                            "" })
     CHECK_MESSAGE(!sccache(bad).empty(), bad);
-  CHECK(sccache("http://h/c") ==
-        "--remote http://h/c: sccache 0.4.0-pre.6 stores remotely only in Redis "
-        "(redis://HOST:PORT); use --cache ccache for http:// storage");
+  CHECK(sccache("file:/c") ==
+        "--remote: 'file:/c' is not a store sccache knows (redis://[USER:PASSWORD@]HOST:PORT, "
+        "rediss://..., redis://HOST:PORT|cluster, http(s)://[USER:PASSWORD@]HOST/PATH (WebDAV), "
+        "s3://BUCKET/PREFIX|endpoint=URL|region=R)");
+}
+
+TEST_CASE("sccache 0.4 (Debian's build): no remote at all, in one line") {
+  for (const char* url : { "redis://h:6379", "http://h/c", "s3://b/p" })
+    CHECK(sccache04(url) == fmt::format("--remote: sccache 0.4.0-pre.6 has no remote storage "
+                                        "(Debian's 0.4 build has none): {} would fail every "
+                                        "compile; use --cache ccache, or an sccache >= 0.5 with "
+                                        "--cache-tool PATH",
+                                        url));
+}
+
+TEST_CASE("sccache's environment per store, credentials apart from the endpoint") {
+  CHECK(sccache_env("redis://u:p%40ss@h:6379/2") ==
+        "SCCACHE_REDIS_ENDPOINT=redis://h:6379 SCCACHE_REDIS_DB=2 SCCACHE_REDIS_USERNAME=u "
+        "SCCACHE_REDIS_PASSWORD=p@ss");
+  CHECK(sccache_env("redis://pw@h") == "SCCACHE_REDIS_ENDPOINT=redis://h SCCACHE_REDIS_PASSWORD=pw");
+  CHECK(sccache_env("redis://:pw@h") == "SCCACHE_REDIS_ENDPOINT=redis://h SCCACHE_REDIS_PASSWORD=pw");
+  CHECK(sccache_env("rediss://h:6380|ca=/t/ca.crt", true) ==
+        "SSL_CERT_FILE=/t/ca.crt SCCACHE_REDIS_ENDPOINT=rediss://h:6380 "
+        "SCCACHE_REDIS_RW_MODE=READ_ONLY");
+  CHECK(sccache_env("redis://h:1|cluster=h:2,redis://h:3") ==
+        "SCCACHE_REDIS_CLUSTER_ENDPOINTS=redis://h:1,redis://h:2,redis://h:3");
+  CHECK(sccache_env("https://bob:pw@h:8443/dav/c?x|read-only") ==
+        "SCCACHE_WEBDAV_ENDPOINT=https://h:8443/dav/c SCCACHE_WEBDAV_USERNAME=bob "
+        "SCCACHE_WEBDAV_PASSWORD=pw SCCACHE_WEBDAV_RW_MODE=READ_ONLY");
+  CHECK(sccache_env("s3://ID:SE%2FCRET@bkt/team/x/|endpoint=http://127.0.0.1:9|virtual-host") ==
+        "SCCACHE_BUCKET=bkt SCCACHE_S3_KEY_PREFIX=team/x SCCACHE_ENDPOINT=http://127.0.0.1:9 "
+        "SCCACHE_S3_USE_SSL=false SCCACHE_S3_ENABLE_VIRTUAL_HOST_STYLE=true "
+        "SCCACHE_REGION=us-east-1 AWS_ACCESS_KEY_ID=ID AWS_SECRET_ACCESS_KEY=SE/CRET");
+  CHECK(sccache_env("s3://b|region=eu-2|no-credentials|read-only") ==
+        "SCCACHE_BUCKET=b SCCACHE_S3_NO_CREDENTIALS=true SCCACHE_REGION=eu-2 "
+        "SCCACHE_S3_RW_MODE=READ_ONLY");
+}
+
+TEST_CASE("ccache: the URL form each version reads") {
+  CHECK(cache::ccache_storage_form("redis://:pw@h:1|read-only", "4.7.5") ==
+        "redis://default:pw@h:1|read-only");
+  CHECK(cache::ccache_storage_form("redis://pw@h:1", "4.7.5") == "redis://pw@h:1");
+  CHECK(cache::ccache_storage_form("redis://127.0.0.1:*|shards=1,2(3)|read-only", "4.7.5") ==
+        "redis://*|shards=127.0.0.1:1,127.0.0.1:2(3)|read-only");
+  CHECK(cache::ccache_storage_form("redis://127.0.0.1:*|shards=1,2", "4.14.2") ==
+        "redis://127.0.0.1:*|shards=1,2");
+  CHECK(cache::ccache_storage_form("redis://*|shards=a:1,b:2", "4.7.5") ==
+        "redis://*|shards=a:1,b:2");
+  CHECK(cache::ccache_storage_form("http://h/c", "4.7.5") == "http://h/c");
+  for (const char* url : { "rediss://h", "https://h/c", "s3://b/p" }) {
+    CHECK_MESSAGE(ccache47(url).find("use --cache sccache") != std::string::npos, url);
+    CHECK_MESSAGE(ccache414(url).find("use --cache sccache") != std::string::npos, url);
+  }
+  CHECK(ccache47("https://u:Secret@h/c") ==
+        "--remote: 'https://***@h/c' has scheme 'https': ccache 4.7.5 has no TLS storage; use "
+        "--cache sccache (>= 0.5: rediss://, https:// WebDAV, s3://BUCKET/PREFIX|endpoint=URL), "
+        "or a plain redis:// or http:// store");
+  CHECK(ccache47("redis://127.0.0.1:*|shards=1,2").empty());
+}
+
+TEST_CASE("install's S3 keys join an s3:// URL that names none") {
+  ::setenv("AWS_ACCESS_KEY_ID", "AKID", 1);
+  ::setenv("AWS_SECRET_ACCESS_KEY", "se/cret", 1);
+  CHECK(cache::with_environment_keys("s3://b/p|endpoint=http://h:1") ==
+        "s3://AKID:se%2Fcret@b/p|endpoint=http://h:1");
+  CHECK(cache::with_environment_keys("s3://x:y@b/p") == "s3://x:y@b/p");
+  CHECK(cache::with_environment_keys("s3://b/p|no-credentials") == "s3://b/p|no-credentials");
+  CHECK(cache::with_environment_keys("redis://h") == "redis://h");
+  ::unsetenv("AWS_ACCESS_KEY_ID");
+  ::unsetenv("AWS_SECRET_ACCESS_KEY");
+  CHECK(cache::with_environment_keys("s3://b/p") == "s3://b/p");
 }

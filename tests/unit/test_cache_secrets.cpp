@@ -87,16 +87,20 @@ TEST_CASE("a remote without a credential stays in the config, and no secrets lin
   CHECK(cache::render_shim_config(m, "llvm/bin", env).find("\nsecrets ") == std::string::npos);
 }
 
-TEST_CASE("sccache: SCCACHE_REDIS only in the secrets file") {
+TEST_CASE("sccache: the store's settings and credential only in the secrets file") {
   const std::string sccache_url = "redis://:S3cret@127.0.0.1:6379";
   auto m = manifest_with(sccache_url, "sccache");
   auto env = cache::shim_environment(m.cache, m.fingerprint.sha256, {});
   for (const auto& d : env.defaults)
     CHECK(d.find("SCCACHE_REDIS") == std::string::npos);
   auto lines = cache::secret_environment(m.cache, sccache_url);
-  CHECK(lines == std::vector<std::string>{ "SCCACHE_REDIS=" + sccache_url });
+  CHECK(lines == std::vector<std::string>{ "# remote=" + sccache_url,
+                                           "SCCACHE_REDIS_ENDPOINT=redis://127.0.0.1:6379",
+                                           "SCCACHE_REDIS_PASSWORD=S3cret" });
   CHECK(cache::remote_url_of(m.cache, lines) == sccache_url);
   CHECK(cache::remote_url_of(m.cache, {}) == std::nullopt);
+  // A secrets file written before issue 24.
+  CHECK(cache::remote_url_of(m.cache, { "SCCACHE_REDIS=" + sccache_url }) == sccache_url);
 }
 
 TEST_CASE("tool_environment: the secrets win over the defaults, the caller's own over both") {

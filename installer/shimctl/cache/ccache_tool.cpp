@@ -179,7 +179,7 @@ std::optional<std::string> ccache_remote_storage(const core::CacheSettings& sett
   if (remote)
     for (auto storage : util::words_of(*remote)) {
       out += out.empty() ? "" : " ";
-      out += storage;
+      out += ccache_storage_form(storage, settings.version);
       out += settings.remote_read_only ? read_only_attribute : "";
     }
   return out.empty() ? std::nullopt : std::optional(out);

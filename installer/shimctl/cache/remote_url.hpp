@@ -24,9 +24,35 @@ namespace shimctl::cache {
 [[nodiscard]] util::Status check_ccache_remote_url(std::string_view url,
                                                    const core::CacheSettings& tool);
 
-// URL in the form sccache reads: one redis://[[USER]:PASSWORD@]HOST[:PORT][/DB]
-// (the SCCACHE_REDIS shimctl sets; sccache_tool.cpp).
+// URL in a form sccache (>= 0.5: its Redis, WebDAV and S3 stores) reads:
+//   redis://[[USER]:PASSWORD@]HOST[:PORT][/DB] (PASSWORD@ alone: ccache's form), rediss://...,
+//   redis://HOST:PORT|cluster[=HOST:PORT,...] (a Redis Cluster, given its seed nodes),
+//   http(s)://[USER:PASSWORD@]HOST[:PORT]/PATH (WebDAV; the server must answer PROPFIND),
+//   s3://[KEY_ID:SECRET@]BUCKET[/PREFIX]|endpoint=URL|region=R|virtual-host|no-credentials,
+// each with |read-only and |ca=/ABSOLUTE/CA.crt (the CA sccache checks the store's certificate
+// against: SSL_CERT_FILE). Refused for an sccache without remote storage (Debian's 0.4).
 [[nodiscard]] util::Status check_sccache_remote_url(std::string_view url,
                                                     const core::CacheSettings& tool);
+
+// sccache at VERSION has remote storage built in; Debian's 0.4.0-pre.6 has none (every compile
+// fails with "cache type is not enabled"). An unknown version is taken to have it.
+[[nodiscard]] bool sccache_has_remote_storage(std::string_view version);
+
+// What tells sccache to store to URL (checked by check_sccache_remote_url): NAME=VALUE lines
+// (SCCACHE_REDIS_ENDPOINT, SCCACHE_REDIS_PASSWORD, SCCACHE_WEBDAV_ENDPOINT, SCCACHE_BUCKET,
+// AWS_SECRET_ACCESS_KEY, SSL_CERT_FILE, SCCACHE_*_RW_MODE=READ_ONLY with READ_ONLY, ...).
+[[nodiscard]] std::vector<std::string> sccache_store_environment(std::string_view url,
+                                                                 bool read_only);
+
+// One storage of ccache's list in the form ccache at VERSION reads: redis://:PASSWORD@ becomes
+// redis://default:PASSWORD@ (ccache sends no AUTH for an empty user), and before 4.14
+// redis://HOST:*|shards=P1,P2 becomes redis://*|shards=HOST:P1,HOST:P2 (4.7 cannot parse a '*'
+// port). Anything else, attributes included, as given.
+[[nodiscard]] std::string ccache_storage_form(std::string_view storage, std::string_view version);
+
+// URL with install's S3 keys (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY from this process's
+// environment) as its user and password, for an s3:// URL that names none and has no
+// |no-credentials: the secrets file then carries them (secrets.hpp). Any other URL as given.
+[[nodiscard]] std::string with_environment_keys(std::string url);
 
 } // namespace shimctl::cache

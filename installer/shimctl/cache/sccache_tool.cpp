@@ -41,6 +41,9 @@ private:
   util::Result<CacheStats> before_;
 };
 
+// The secrets file's comment line that keeps the --remote URL in full (reconfigure reads it back).
+constexpr std::string_view remote_line = "# remote=";
+
 class Sccache final : public Tool {
 public:
   std::string_view name() const override {
@@ -56,8 +59,10 @@ public:
       d.push_back("SCCACHE_DIR=" + *settings.dir);
     if (settings.max_size)
       d.push_back("SCCACHE_CACHE_SIZE=" + *settings.max_size);
-    if (settings.remote && !settings.remote_secret && settings.remote->starts_with("redis://"))
-      d.push_back("SCCACHE_REDIS=" + *settings.remote);
+    // A remote with a credential is in the secrets file only (secrets.hpp).
+    if (settings.remote && !settings.remote_secret)
+      for (auto& line : sccache_store_environment(*settings.remote, settings.remote_read_only))
+        d.push_back(std::move(line));
     // The server reads its cache settings when it starts and runs the
     // compiles as the user who started it: one server per user and cache
     // configuration, which the shim finds or starts (sccache_server.hpp).
@@ -72,32 +77,22 @@ public:
       env.appends.push_back(fmt::format("SCCACHE_EXTRAFILES={}", fmt::join(identity_files, ":")));
   }
 
-  std::vector<std::string> secret_environment(const core::CacheSettings& /*settings*/,
+  std::vector<std::string> secret_environment(const core::CacheSettings& settings,
                                               const std::string& remote_url) const override {
-    return { "SCCACHE_REDIS=" + remote_url };
+    auto lines = sccache_store_environment(remote_url, settings.remote_read_only);
+    lines.insert(lines.begin(), std::string(remote_line) + remote_url); // the shim skips '#' lines
+    return lines;
   }
 
   std::optional<std::string> remote_url_of(const core::CacheSettings& /*settings*/,
                                            const std::vector<std::string>& lines) const override {
-    return secret_value(lines, "SCCACHE_REDIS");
+    if (auto url = secret_value(lines, remote_line.substr(0, remote_line.size() - 1)))
+      return url;
+    return secret_value(lines, "SCCACHE_REDIS"); // written by shimctl before issue 24
   }
 
   util::Status check_remote(const core::CacheSettings& settings) const override {
-    if (!settings.remote)
-      return {};
-    if (!settings.remote->starts_with("redis://"))
-      return util::fail(
-        util::ExitCode::usage,
-        "--remote {}: sccache {} stores remotely only in Redis (redis://HOST:PORT); "
-        "use --cache ccache for http:// storage",
-        *settings.remote,
-        settings.version);
-    if (settings.remote_read_only)
-      return util::fail(util::ExitCode::usage,
-                        "--remote-read-only: sccache {} has no read-only mode for Redis and would "
-                        "write to it; use --cache ccache for a read-only remote",
-                        settings.version);
-    return {};
+    return settings.remote ? check_sccache_remote_url(*settings.remote, settings) : util::Status{};
   }
 
   util::Status check_remote_url(const core::CacheSettings& settings,

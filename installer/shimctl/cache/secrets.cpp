@@ -1,5 +1,6 @@
 #include <cerrno>
 #include <fcntl.h>
+#include <shimctl/cache/remote_url.hpp>
 #include <shimctl/cache/secrets.hpp>
 #include <shimctl/cache/shared_cache.hpp>
 #include <shimctl/cache/tool.hpp>
@@ -20,7 +21,8 @@ std::optional<std::string> secret_value(const std::vector<std::string>& lines,
 }
 
 std::optional<std::string> set_remote(core::CacheSettings& settings,
-                                      const std::optional<std::string>& url) {
+                                      const std::optional<std::string>& given) {
+  auto url = given ? std::optional(with_environment_keys(*given)) : std::nullopt;
   settings.remote_secret = url && util::has_credentials(*url);
   settings.remote = url ? std::optional(util::redact_credentials(*url)) : std::nullopt;
   return settings.remote_secret ? url : std::nullopt;

@@ -20,7 +20,9 @@ inline constexpr mode_t secrets_mode = 0600;
 inline constexpr mode_t shared_secrets_mode = 0640; // with --shared-cache --group
 
 // Sets SETTINGS' remote from --remote URL: redacted, and remote_secret when URL carried a
-// credential. Returns URL itself when it did (the secrets file's source), else nullopt.
+// credential (an s3:// URL: also install's AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY,
+// with_environment_keys). Returns URL in full when it did (the secrets file's source), else
+// nullopt.
 [[nodiscard]] std::optional<std::string> set_remote(core::CacheSettings& settings,
                                                     const std::optional<std::string>& url);
 

@@ -29,15 +29,19 @@ std::vector<std::string> lines_of(const std::string& text) {
   return lines;
 }
 
-std::vector<std::string_view> words_of(std::string_view text) {
-  std::vector<std::string_view> words;
+std::vector<std::string_view> fields_of(std::string_view text, char separator) {
+  std::vector<std::string_view> fields;
   for (std::size_t at = 0; at < text.size();) {
-    auto end = std::min(text.find(' ', at), text.size());
+    auto end = std::min(text.find(separator, at), text.size());
     if (end > at)
-      words.push_back(text.substr(at, end - at));
+      fields.push_back(text.substr(at, end - at));
     at = end + 1;
   }
-  return words;
+  return fields;
+}
+
+std::vector<std::string_view> words_of(std::string_view text) {
+  return fields_of(text, ' ');
 }
 
 namespace {

@@ -19,6 +19,9 @@ namespace shimctl::util {
 // TEXT's lines, without their newlines.
 [[nodiscard]] std::vector<std::string> lines_of(const std::string& text);
 
+// TEXT's non-empty runs between SEPARATORs ("a,,b" -> a, b).
+[[nodiscard]] std::vector<std::string_view> fields_of(std::string_view text, char separator);
+
 // TEXT's words: the non-empty runs between spaces (ccache's storage list "URL|attr URL ...").
 [[nodiscard]] std::vector<std::string_view> words_of(std::string_view text);
 
