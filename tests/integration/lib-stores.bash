@@ -59,7 +59,7 @@ stores_require() {
   return 1
 }
 
-# _store_dir KIND PORT: makes and prints $TEST_DIR/stores/KIND-PORT (0700).
+# _store_dir KIND PORT: makes $TEST_DIR/stores/KIND-PORT (0700) and prints it.
 _store_dir() {
   local d=$TEST_DIR/stores/$1-$2
   mkdir -p "$d" && chmod 700 "$d" || { fail "cannot make $d"; return 1; }
@@ -145,10 +145,10 @@ _redis_cli() {
 
 # _start_redis KIND PORT CONF-LINES: a daemonized redis-server on 127.0.0.1:PORT from a 0600
 # config file with CONF-LINES; waits until it answers PING (STORE_AUTH, _REDIS_TLS for that).
-# Prints the pid file's path.
+# Sets REDIS_STARTED (its pid file). (Not run in $(...): a fail there would not end the test.)
 _start_redis() {
-  local kind=$1 port=$2 extra=$3 d
-  d=$(_store_dir "$kind" "$port") || return 1
+  local kind=$1 port=$2 extra=$3 d=$TEST_DIR/stores/$1-$2
+  _store_dir "$kind" "$port" >/dev/null || return 1
   (umask 077; cat > "$d/redis.conf" <<CONF
 bind 127.0.0.1
 protected-mode no
@@ -166,7 +166,7 @@ CONF
     { fail "redis-server ($kind) did not start: $(cat "$d/start.out" "$d/redis.log" 2>/dev/null | tail -5)"; return 1; }
   wait_until 10 "redis-server ($kind) on port $port" \
     eval '[ "$(_redis_cli "$port" ${_REDIS_TLS:-} ping 2>/dev/null)" = PONG ]' || return 1
-  echo "$d/redis.pid"
+  REDIS_STARTED=$d/redis.pid
 }
 
 # start_redis_store [--password PW] [--acl] [--tls] [--bad-cert]: one redis-server.
@@ -203,19 +203,20 @@ start_redis_store() {
   else
     conf+="port $STORE_PORT"$'\n'
   fi
-  STORE_PIDFILE=$(STORE_AUTH=$pw _start_redis redis "$STORE_PORT" "$conf") || return 1
+  STORE_AUTH=$pw _start_redis redis "$STORE_PORT" "$conf" || return 1
+  STORE_PIDFILE=$REDIS_STARTED
   STORE_DIR=${STORE_PIDFILE%/redis.pid}
 }
 
 # start_redis_shards N: N plain redis-servers (no password), for ccache's
 # redis://*|shards=127.0.0.1:P1,... Sets SHARD_PORTS (array) and SHARD_PIDFILES (array).
 start_redis_shards() {
-  local n=$1 i port pidfile
+  local n=$1 i port
   SHARD_PORTS=(); SHARD_PIDFILES=()
   for ((i = 0; i < n; i++)); do
     port=$(free_port)
-    pidfile=$(_start_redis shard "$port" "port $port") || return 1
-    SHARD_PORTS+=("$port"); SHARD_PIDFILES+=("$pidfile")
+    _start_redis shard "$port" "port $port" || return 1
+    SHARD_PORTS+=("$port"); SHARD_PIDFILES+=("$REDIS_STARTED")
   done
 }
 
@@ -234,18 +235,20 @@ _kill_pidfile() {
 # start_redis_cluster N [NODE-TIMEOUT-MS]: a Redis Cluster of N masters (N >= 3), no replicas, on
 # loopback (redis-cli --cluster create); waits until every node says cluster_state:ok and knows
 # all N masters. cluster-node-timeout: NODE-TIMEOUT-MS (default 5000; redis' own is 15000).
-# Sets CLUSTER_PORTS (array), CLUSTER_PIDFILES (array).
+# The cluster bus gets a free port of its own (cluster-port; the default, PORT + 10000, is past
+# 65535 for a high free port). Sets CLUSTER_PORTS (array), CLUSTER_PIDFILES (array).
 start_redis_cluster() {
-  local n=$1 timeout=${2:-5000} i port pidfile d nodes=()
+  local n=$1 timeout=${2:-5000} i port d nodes=()
   CLUSTER_PORTS=(); CLUSTER_PIDFILES=()
   for ((i = 0; i < n; i++)); do
     port=$(free_port)
     d=$TEST_DIR/stores/cluster-$port
-    pidfile=$(_start_redis cluster "$port" "port $port
+    _start_redis cluster "$port" "port $port
+cluster-port $(free_port)
 cluster-enabled yes
 cluster-config-file $d/nodes.conf
-cluster-node-timeout $timeout") || return 1
-    CLUSTER_PORTS+=("$port"); CLUSTER_PIDFILES+=("$pidfile"); nodes+=("127.0.0.1:$port")
+cluster-node-timeout $timeout" || return 1
+    CLUSTER_PORTS+=("$port"); CLUSTER_PIDFILES+=("$REDIS_STARTED"); nodes+=("127.0.0.1:$port")
   done
   redis-cli --cluster create "${nodes[@]}" --cluster-replicas 0 --cluster-yes \
     > "$TEST_DIR/stores/cluster-create.out" 2>&1 ||
@@ -317,7 +320,7 @@ start_webdav() {
   done
   [ -z "$ro" ] || [ -n "$auth" ] || { fail "start_webdav: --ro-auth needs --auth"; return 1; }
   port=$(free_port)
-  d=$(_store_dir webdav "$port") || return 1
+  d=$TEST_DIR/stores/webdav-$port; _store_dir webdav "$port" >/dev/null || return 1
   WEBDAV_DIR=$d/dav
   mkdir -p "$WEBDAV_DIR/cache" "$d/tmp"
   listen="listen 127.0.0.1:$port;"
@@ -385,7 +388,7 @@ webdav_files() { find "$1" -type f ! -name .sccache_check | wc -l; }
 start_s3() {
   local bucket=$1 port d
   port=$(free_port)
-  d=$(_store_dir s3 "$port") || return 1
+  d=$TEST_DIR/stores/s3-$port; _store_dir s3 "$port" >/dev/null || return 1
   S3_DATA=$d/data
   mkdir -p "$S3_DATA"
   S3_PIDFILE=$d/s3rver.pid

@@ -167,7 +167,7 @@ test_sccache_redis_store_serves_an_empty_local_cache() {
   fixture
   CUID=shimctl-sid
   install_p --cache sccache --cache-dir "$TEST_DIR/sc-a" --remote "$REDIS_URL"
-  grep -qx "setenv SCCACHE_REDIS=$REDIS_URL" "$P/bin/.shimctl.conf" || fail "no SCCACHE_REDIS in the shim config"
+  grep -qx "setenv SCCACHE_REDIS_ENDPOINT=$REDIS_URL" "$P/bin/.shimctl.conf" || fail "no SCCACHE_REDIS_ENDPOINT in the shim config"
   sc_port_of_install
   expect_eq 0 "$(redis_keys)" "Redis keys before any compile"
   hip_in a
@@ -177,7 +177,7 @@ test_sccache_redis_store_serves_an_empty_local_cache() {
   [ "$keys" -ge 1 ] || fail "machine A stored nothing in Redis"
   stop_sccaches
 
-  # Machine B: its own server (port) and an empty SCCACHE_DIR; the shim's SCCACHE_REDIS.
+  # Machine B: its own server (port) and an empty SCCACHE_DIR; the shim's SCCACHE_REDIS_ENDPOINT.
   SC_PORT=$(free_port)
   SC_SERVER=SCCACHE_SERVER_PORT=$SC_PORT
   SC_SERVERS=$SC_SERVER
