@@ -8,7 +8,7 @@
 #   start_redis_shards N              SHARD_PORTS[] SHARD_PIDFILES[]; kill_shard I
 #   start_redis_cluster N             CLUSTER_PORTS[] CLUSTER_PIDFILES[]; kill_cluster_master I
 #   start_webdav [--auth U:PW] [--ro-auth U:PW] [--tls] [--bad-cert]  WEBDAV_BASE WEBDAV_DIR WEBDAV_PIDFILE
-#   start_s3 BUCKET                   S3_ENDPOINT S3_DATA S3_PIDFILE (s3rver from npm, S3RVER_DIR)
+#   start_s3 BUCKET                   S3_ENDPOINT S3_DATA S3_PIDFILE S3_KEY_ID S3_SECRET (s3rver, npm)
 #   redis_keys PORT [PW] [--tls]; cluster_keys; webdav_files DIR; s3_objects BUCKET [PREFIX]
 #   stop_store PIDFILE                one server down (the others keep running)
 #   stores_require [redis|tls|cluster|webdav|s3]...   for suite_requires: the tools are there
@@ -381,10 +381,11 @@ CONF
 webdav_files() { find "$1" -type f ! -name .sccache_check | wc -l; }
 
 # start_s3 BUCKET: s3rver (npm, S3RVER_DIR) on 127.0.0.1 with BUCKET made, under setsid with its
-# output in its log. s3rver accepts any access key and does not check signatures (its default
-# keys are S3RVER/S3RVER), so a wrong credential cannot be tested with it. Path-style URLs only.
+# output in its log. Path-style URLs only. Its one account: access key id S3RVER (S3_KEY_ID),
+# secret S3RVER (S3_SECRET). Measured with sccache 0.17: another key id is refused (403
+# InvalidAccessKeyId: a wrong credential), but the secret and the signature are never checked.
 # Sets S3_ENDPOINT (http://127.0.0.1:PORT), S3_DATA (its files: S3_DATA/BUCKET/KEY._S3rver_object),
-# S3_PIDFILE; stopped by stores_cleanup.
+# S3_PIDFILE, S3_KEY_ID, S3_SECRET; stopped by stores_cleanup.
 start_s3() {
   local bucket=$1 port d
   port=$(free_port)
@@ -393,6 +394,7 @@ start_s3() {
   mkdir -p "$S3_DATA"
   S3_PIDFILE=$d/s3rver.pid
   S3_ENDPOINT=http://127.0.0.1:$port
+  S3_KEY_ID=S3RVER S3_SECRET=S3RVER
   setsid node "$S3RVER_DIR/node_modules/.bin/s3rver" -d "$S3_DATA" -p "$port" -a 127.0.0.1 \
     --configure-bucket "$bucket" > "$d/s3rver.log" 2>&1 < /dev/null &
   echo $! > "$S3_PIDFILE"
