@@ -31,6 +31,7 @@
 #include <sys/stat.h>
 #include <sys/un.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 static char server_entry[sizeof "SCCACHE_SERVER_UDS=" + PATH_MAX];
@@ -120,13 +121,35 @@ const char* sccache_server_entry(const char** problem) {
   return server_entry;
 }
 
+/* A server start that failed (sccache 0.17 will not start with a store it cannot read: a dead
+ * endpoint, a wrong credential; its client gives up after 10 s) is not tried again for a while:
+ * the compiles in between run uncached at once instead of waiting 10 s each (SHIMCTL_STRICT=1
+ * tries every time). The memo is a file beside the lock whose mtime is the failure's time. */
+#define SCCACHE_START_RETRY_SECONDS 60
+#define SCCACHE_START_RETRY_TEXT "60"
+
+static bool start_failed_recently(const char* memo) {
+  struct stat st;
+  if (lstat(memo, &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid())
+    return false;
+  time_t now = time(NULL);
+  return now >= st.st_mtime && now - st.st_mtime < SCCACHE_START_RETRY_SECONDS;
+}
+
+static void note_failed_start(const char* memo) {
+  int fd = open_file(memo, O_WRONLY | O_CREAT | O_NOFOLLOW, 0600);
+  if (fd >= 0) {
+    futimens(fd, NULL);
+    close(fd);
+  }
+}
+
 bool sccache_server_ready(const char* sccache, char** env, size_t env_count, const char** why) {
   *why = "its --start-server failed";
+  /* The user's own SCCACHE_SERVER_UDS or port too: a server that does not answer there is
+   * started here, marked (sccache's client would start one that rollback cannot find, and wait
+   * 10 s for one that cannot start). */
   const char* socket_path = env_value(env, "SCCACHE_SERVER_UDS=");
-  const bool own_socket = socket_path && shim.config.sccache_server.transport &&
-                          socket_path == server_entry + sizeof "SCCACHE_SERVER_UDS=" - 1;
-  if (socket_path && !own_socket)
-    return true; /* the user's own SCCACHE_SERVER_UDS: left to sccache */
   unsigned port = socket_path ? 0 : port_in(env);
   if (!socket_path && port == 0)
     port = 4226; /* sccache's default */
@@ -160,7 +183,16 @@ bool sccache_server_ready(const char* sccache, char** env, size_t env_count, con
   }
   bool ready = lock >= 0 && (port ? shimctl_tcp_listener(port) == SHIMCTL_LISTENER_MINE
                                   : socket_answers(socket_path)); /* started while we waited */
-  if (!ready) {
+  char memo[PATH_MAX]; /* beside the lock: its directory, this instance */
+  bool memo_named = false;
+  if (lock >= 0) {
+    memcpy(memo, lock_path, len);
+    memo_named = shimctl_sccache_file_name(memo, sizeof memo, len, instance, ".failed") < sizeof memo;
+  }
+  if (!ready && memo_named && start_failed_recently(memo) && !env_is("SHIMCTL_STRICT", "1")) {
+    *why = "its --start-server failed less than " SCCACHE_START_RETRY_TEXT " s ago (a store "
+           "unreachable or refusing its credential?)";
+  } else if (!ready) {
     char* args[] = { (char*)sccache, "--start-server", NULL };
     if (shim.trace)
       say("no sccache server of this user's answers: starting one", NULL);
@@ -180,6 +212,10 @@ bool sccache_server_ready(const char* sccache, char** env, size_t env_count, con
     ready = port ? who == SHIMCTL_LISTENER_MINE : socket_answers(socket_path);
     if (who == SHIMCTL_LISTENER_OTHER)
       *why = "another user listens on its port";
+    if (memo_named && !ready)
+      note_failed_start(memo);
+    else if (memo_named)
+      unlink(memo);
   }
   if (lock >= 0)
     close(lock);

@@ -34,8 +34,6 @@ TEST_CASE("what each tool supports") {
   CHECK_FALSE(sccache.archives());
   CHECK(ccache.group_shared_cache());
   CHECK_FALSE(sccache.group_shared_cache());
-  CHECK(ccache.verifies_remote());
-  CHECK_FALSE(sccache.verifies_remote());
   shimctl::util::RunOptions options;
   ccache.leave_statistics_alone(options);
   CHECK(options.env.at("CCACHE_NOSTATS") == "1");

@@ -38,6 +38,31 @@ private:
   std::string log_;
 };
 
+// ccache's counters in the round's own cache directory.
+class CcacheRemoteRound final : public RemoteRound {
+public:
+  CcacheRemoteRound(const Tool& tool, core::CacheSettings settings, util::RunOptions options)
+    : tool_(tool)
+    , settings_(std::move(settings))
+    , options_(std::move(options)) {
+    options_.cwd.clear();
+  }
+  RemoteOutcome outcome() override {
+    auto stats = tool_.read_stats(settings_, options_);
+    if (!stats)
+      return { .refused = stats.error().message };
+    return { .hits = stats->get("remote_storage_read_hit"),
+             .read_errors = stats->get("remote_storage_error") + stats->get("remote_storage_timeout"),
+             .write_errors = 0, // ccache counts a refused write as remote_storage_error too
+             .refused = {} };
+  }
+
+private:
+  const Tool& tool_;
+  core::CacheSettings settings_;
+  util::RunOptions options_;
+};
+
 class Ccache final : public Tool {
 public:
   std::string_view name() const override {
@@ -154,8 +179,11 @@ public:
   bool group_shared_cache() const override {
     return true;
   }
-  bool verifies_remote() const override {
-    return true;
+  util::Result<std::unique_ptr<RemoteRound>> remote_round(const core::CacheSettings& settings,
+                                                          util::RunOptions& compile,
+                                                          const std::string& scratch) const override {
+    compile.env["CCACHE_DIR"] = scratch;
+    return std::unique_ptr<RemoteRound>(std::make_unique<CcacheRemoteRound>(*this, settings, compile));
   }
   bool entries_are_files() const override {
     return true;

@@ -1,5 +1,6 @@
 #include <fmt/ranges.h> // fmt::join (fmt >= 10)
 #include <nlohmann/json.hpp>
+#include <shim/formats.h>
 #include <shimctl/cache/max_size.hpp>
 #include <shimctl/cache/remote_url.hpp>
 #include <shimctl/cache/sccache_server.hpp>
@@ -43,6 +44,54 @@ private:
 
 // The secrets file's comment line that keeps the --remote URL in full (reconfigure reads it back).
 constexpr std::string_view remote_line = "# remote=";
+
+// A server of the round's own (its socket or port in the compile's environment, which the shim
+// leaves to sccache), started here so that its own words say why a store is refused: sccache
+// 0.17 will not start with a store it cannot read (a wrong credential, a bad certificate, a dead
+// endpoint). Its counters after the compile; stopped when the round ends.
+class SccacheRemoteRound final : public RemoteRound {
+public:
+  SccacheRemoteRound(const Tool& tool, core::CacheSettings settings, util::RunOptions options)
+    : tool_(tool)
+    , settings_(std::move(settings))
+    , options_(std::move(options)) {
+    options_.cwd.clear();
+    auto r = util::run({ settings_.path, "--start-server" }, options_);
+    if (!r)
+      refused_ = r.error().message;
+    else if (!r->ok()) {
+      auto said = r->err.empty() ? r->out : r->err;
+      said.erase(0, said.find_first_not_of("\n "));
+      refused_ = util::redact_credentials(util::first_line(said, 240));
+    }
+    started_ = refused_.empty();
+  }
+  ~SccacheRemoteRound() override {
+    if (started_)
+      (void)util::run({ settings_.path, "--stop-server" }, options_);
+  }
+  std::string refusal() const override {
+    return refused_;
+  }
+  RemoteOutcome outcome() override {
+    if (!refused_.empty())
+      return { .refused = refused_ };
+    auto stats = tool_.read_stats(settings_, options_);
+    if (!stats)
+      return { .refused = stats.error().message };
+    return { .hits = stats->get("cache_hits"),
+             .read_errors = stats->get("cache_read_errors") + stats->get("cache_timeouts"),
+             .write_errors = stats->get("cache_write_errors"),
+             .refused = {} };
+  }
+
+private:
+  const Tool& tool_;
+  core::CacheSettings settings_;
+  util::RunOptions options_;
+  std::string refused_;
+  bool started_ = false;
+};
 
 class Sccache final : public Tool {
 public:
@@ -147,6 +196,8 @@ public:
       s.value("cache_misses", nlohmann::json::object()).value("counts", nlohmann::json::object()));
     stats.counters["compile_requests"] = s.value("compile_requests", 0ULL);
     stats.counters["requests_not_cacheable"] = s.value("requests_not_cacheable", 0ULL);
+    for (auto name : { "cache_read_errors", "cache_write_errors", "cache_timeouts" })
+      stats.counters[name] = s.value(name, 0ULL);
     // sccache 0.4: why calls were not cached ({"-x": 2, "unknown source language": 1}).
     for (auto name :
          { "requests_unsupported_compiler", "non_cacheable_compilations", "compile_fails" })
@@ -184,8 +235,18 @@ public:
   bool group_shared_cache() const override {
     return false;
   }
-  bool verifies_remote() const override {
-    return false;
+  util::Result<std::unique_ptr<RemoteRound>> remote_round(const core::CacheSettings& settings,
+                                                          util::RunOptions& compile,
+                                                          const std::string& scratch) const override {
+    compile.env["SCCACHE_DIR"] = scratch + "/local";
+    if (sccache_transport(settings) == SHIMCTL_SCCACHE_UNIX) {
+      compile.env["SCCACHE_SERVER_UDS"] = scratch + "/server.sock";
+    } else {
+      TRY_ASSIGN(auto port, util::free_tcp_port());
+      compile.env["SCCACHE_SERVER_PORT"] = std::to_string(port);
+    }
+    return std::unique_ptr<RemoteRound>(
+      std::make_unique<SccacheRemoteRound>(*this, settings, compile));
   }
   bool entries_are_files() const override {
     return false;

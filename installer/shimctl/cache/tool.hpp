@@ -64,6 +64,27 @@ public:
   [[nodiscard]] virtual HitVerdict verdict() = 0;
 };
 
+// What a remote store did for one compile with an empty local cache (verify's remote check).
+struct RemoteOutcome {
+  std::uint64_t hits = 0;         // results read from the remote
+  std::uint64_t read_errors = 0;  // the remote failed or refused a read (or a connection)
+  std::uint64_t write_errors = 0; // the remote failed or refused a write
+  std::string refused;            // the tool would not use the remote at all: its words
+};
+
+// One compile of verify's remote check: RemoteRound prepares its options (an empty local cache
+// of its own, and for sccache a server of its own), OUTCOME reads what the remote did after it
+// ran; the destructor stops what it started.
+class RemoteRound {
+public:
+  virtual ~RemoteRound() = default;
+  // Before the compile: why the tool will not use the remote at all ("" when it will).
+  [[nodiscard]] virtual std::string refusal() const {
+    return {};
+  }
+  [[nodiscard]] virtual RemoteOutcome outcome() = 0;
+};
+
 class Tool {
 public:
   virtual ~Tool() = default;
@@ -116,8 +137,12 @@ public:
   [[nodiscard]] virtual bool archives() const = 0;
   // A cache directory shared by a group (--shared-cache DIR --group G).
   [[nodiscard]] virtual bool group_shared_cache() const = 0;
-  // verify's remote round trip (a compile whose result must come from the remote).
-  [[nodiscard]] virtual bool verifies_remote() const = 0;
+  // One round of verify's remote check (a compile whose result must come from the remote), with
+  // COMPILE's options made for it; SCRATCH is a private, empty directory for its local cache.
+  [[nodiscard]] virtual util::Result<std::unique_ptr<RemoteRound>> remote_round(
+    const core::CacheSettings& settings,
+    util::RunOptions& compile,
+    const std::string& scratch) const = 0;
   // Its entries are files in a directory that status can count writers of.
   [[nodiscard]] virtual bool entries_are_files() const = 0;
 

@@ -1,3 +1,6 @@
+#include <arpa/inet.h>
+#include <sys/socket.h>
+#include <netinet/in.h>
 #include <cerrno>
 #include <climits>
 #include <cstdlib>
@@ -170,6 +173,24 @@ Result<RunResult> run(const std::vector<std::string>& argv, const RunOptions& op
   }
   result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
   return result;
+}
+
+Result<int> free_tcp_port() {
+  int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0)
+    return fail("cannot open a socket: {}", std::strerror(errno));
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t size = sizeof address;
+  int port = -1;
+  if (::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0 &&
+      ::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &size) == 0)
+    port = ntohs(address.sin_port);
+  ::close(fd);
+  if (port <= 0)
+    return fail("no free TCP port on 127.0.0.1: {}", std::strerror(errno));
+  return port;
 }
 
 } // namespace shimctl::util

@@ -36,4 +36,7 @@ struct RunResult {
 // Looks NAME up in PATH (or returns it when it holds a '/'), "" if absent.
 [[nodiscard]] std::string find_in_path(const std::string& name);
 
+// A TCP port of 127.0.0.1 that nothing listens on now (the kernel's pick).
+[[nodiscard]] Result<int> free_tcp_port();
+
 } // namespace shimctl::util

@@ -46,16 +46,18 @@ RemoteProbe pick_probe(const core::Manifest& m, const VerifyOptions& options) {
   return best;
 }
 
-// One compile through the shim with its own, empty local cache: its ccache
-// counters (remote_storage_read_hit, remote_storage_error, ...).
-util::Result<cache::CacheStats> compile_with_empty_local_cache(const core::Manifest& m,
-                                                               const RemoteProbe& probe,
-                                                               util::RunOptions options,
-                                                               std::string& error) {
+// One compile through the shim with its own, empty local cache (and, sccache, a server of its
+// own): what the remote did (RemoteOutcome); ERROR gets the compile's first line if it failed.
+util::Result<cache::RemoteOutcome> compile_with_empty_local_cache(const core::Manifest& m,
+                                                                  const RemoteProbe& probe,
+                                                                  util::RunOptions options,
+                                                                  std::string& error) {
   TRY_ASSIGN(auto local, util::ScratchDir::create("remote-local"));
   TRY_ASSIGN(auto work, util::ScratchDir::create("remote-src"));
   TRY(work.write(probe.file, remote_source));
-  options.env["CCACHE_DIR"] = local.path();
+  TRY_ASSIGN(auto round, cache::tool_of(m.cache).remote_round(m.cache, options, local.path()));
+  if (auto refusal = round->refusal(); !refusal.empty())
+    return round->outcome(); // the store is refused before any compile: nothing to learn from one
   options.cwd = work.path();
   std::vector<std::string> argv{ m.prefix + "/" + probe.compiler->path };
   argv.insert(argv.end(), probe.flags.begin(), probe.flags.end());
@@ -63,14 +65,13 @@ util::Result<cache::CacheStats> compile_with_empty_local_cache(const core::Manif
   TRY_ASSIGN(auto r, util::run(argv, options));
   if (!r.ok())
     error = util::redact_credentials(r.err.substr(0, r.err.find('\n')));
-  options.cwd.clear();
-  return cache::read_stats(m.cache, options);
+  return round->outcome();
 }
 
 } // namespace
 
 void verify_remote(const core::Manifest& m, const VerifyOptions& options, std::vector<Check>& out) {
-  if (!m.cache.remote || !cache::tool_of(m.cache).verifies_remote())
+  if (!m.cache.remote)
     return;
   const auto url = util::redact_credentials(*m.cache.remote);
   auto probe = pick_probe(m, options);
@@ -120,15 +121,27 @@ void verify_remote(const core::Manifest& m, const VerifyOptions& options, std::v
                     "a compile through the shim failed with the remote configured: " + error });
     return;
   }
-  if (second->get("remote_storage_error") + second->get("remote_storage_timeout") > 0) {
-    out.push_back(
-      { "remote",
-        url,
-        Outcome::warn,
-        fmt::format("remote storage {} is unreachable: compiles use the local cache", url) });
+  if (!second->refused.empty()) {
+    out.push_back({ "remote",
+                    url,
+                    Outcome::warn,
+                    fmt::format("remote storage {} is refused or unreachable ({}): compiles run "
+                                "without it",
+                                url,
+                                second->refused) });
     return;
   }
-  if (second->get("remote_storage_read_hit") > 0) {
+  if (second->read_errors > 0 || (first->write_errors > 0 && !m.cache.remote_read_only)) {
+    out.push_back({ "remote",
+                    url,
+                    Outcome::warn,
+                    fmt::format("remote storage {} is unreachable or refused this credential "
+                                "({} failed): compiles use the local cache",
+                                url,
+                                second->read_errors > 0 ? "reading" : "writing") });
+    return;
+  }
+  if (second->hits > 0) {
     out.push_back({ "remote",
                     url,
                     Outcome::pass,
@@ -150,7 +163,7 @@ void verify_remote(const core::Manifest& m, const VerifyOptions& options, std::v
                   url,
                   Outcome::fail,
                   "the repeat compile with an empty local cache was not served from the remote "
-                  "(remote_storage_read_miss); check the URL and the server's write permissions" });
+                  "(a miss); check the URL and the server's write permissions" });
 }
 
 } // namespace shimctl::verify

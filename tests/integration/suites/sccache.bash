@@ -177,6 +177,13 @@ test_server_started_by_one_shim_or_compile_uncached() {
   SHIMCTL_DISABLE=1 "$P/llvm/bin/clang" -c x.c -o x-ref.o || fail "reference compile"
   expect_same_file x-ref.o x1.o
   expect_contains "$(cat "$P/.shimctl/events.log")" "sccache-server-unavailable" "events.log"
+  # The next compiles within 60 s do not wait for another start that would fail: uncached at once.
+  local t0=$SECONDS
+  out=$(SHIMCTL_SHIM_TRACE=1 SCCACHE_ERROR_LOG=/proc/none/log "$P/llvm/bin/clang" -c x.c -o x3.o 2>&1) ||
+    fail "the compile after a failed start: $out"
+  expect_contains "$out" "its --start-server failed less than 60 s ago" "the shim's trace"
+  [ $((SECONDS - t0)) -le 3 ] || fail "the compile after a failed start took $((SECONDS - t0)) s"
+  expect_same_file x-ref.o x3.o
   # SHIMCTL_STRICT=1: the compile fails instead, naming why (an unreadable sccache config).
   printf 'garbage = [' >bad.toml
   out=$(SCCACHE_CONF=$PWD/bad.toml SHIMCTL_STRICT=1 "$P/llvm/bin/clang" -c x.c -o x2.o 2>&1); rc=$?

@@ -170,11 +170,11 @@ test_password_only_in_the_secrets_file_and_in_no_output() {
   expect_contains "$(shown rotate-dry-run)" "remote: $(shown_url) -> $(shown_url) (new credential)" \
     "the dry run of a new password"
   expect_eq "CCACHE_REMOTE_STORAGE=$(url "$pw")" "$(cat "$P/.shimctl/secrets")" "secrets after a dry run"
-  # An error that names the remote (sccache has no HTTP store) shows it redacted.
+  # An error that names the remote (ccache has no TLS store) shows it redacted.
   copy_rocm_prefix "$TEST_DIR/p-error"
-  out error "$SHIMCTL" install "$TEST_DIR/p-error" --cache sccache --remote "http://user:$pw@127.0.0.1:9/c" &&
-    fail "sccache with an http remote was accepted"
-  expect_contains "$(shown error)" "shimctl: error: --remote http://***@127.0.0.1:9/c: sccache" "the error line"
+  out error "$SHIMCTL" install "$TEST_DIR/p-error" --remote "https://user:$pw@127.0.0.1:9/c" &&
+    fail "ccache with an https remote was accepted"
+  expect_contains "$(shown error)" "shimctl: error: --remote: 'https://***@127.0.0.1:9/c' has scheme 'https'" "the error line"
   expect_files_holding "$pw" "$P/.shimctl/secrets" "$P" "$TEST_DIR/cache" "$TEST_DIR"/root-*
   [ ! -e "$P/.shimctl/journal.json" ] || fail "a journal was left"
 
