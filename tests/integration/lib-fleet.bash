@@ -37,7 +37,7 @@ FLEET_LIB=${BASH_SOURCE[0]}
 # every unit (sqrtf/sinf through ocml). Not every pair does: oclc_unsafe_math_* and
 # oclc_wavefrontsize64_* differ in bytes, yet swapping either leaves a gfx90a object of this
 # project unchanged (measured with clang-15), so a byte change alone proves nothing.
-FLEET_SWAP=oclc_daz_opt
+FLEET_SWAP=oclc_finite_only
 
 # ---- inside a machine (a fresh bash in its own mount namespace) ----------------------------
 
