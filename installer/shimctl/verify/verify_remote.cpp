@@ -135,8 +135,8 @@ void verify_remote(const core::Manifest& m, const VerifyOptions& options, std::v
     out.push_back({ "remote",
                     url,
                     Outcome::warn,
-                    fmt::format("remote storage {} is unreachable or refused this credential "
-                                "({} failed): compiles use the local cache",
+                    fmt::format("remote storage {} is unreachable: compiles use the local cache "
+                                "({} failed: is it down, or is the credential wrong?)",
                                 url,
                                 second->read_errors > 0 ? "reading" : "writing") });
     return;
