@@ -243,10 +243,18 @@ test_redis_acl_users_read_write_and_read_only() {
   out verify "$SHIMCTL" verify "$P" || fail "verify (read-only): $(shown verify)"
   expect_contains "$(shown verify)" "redis://***@127.0.0.1:$port" "verify (read-only)"
   expect_eq 4 "$(redis_keys "$STORE_PORT" "$STORE_PW")" "keys in Redis after verify of the read-only client"
-  expect_only_secrets_hold rwpw "$TEST_DIR/cache" "$TEST_DIR"/[a-d] "$HOME"
+  # ccache's own spelling, URL|read-only, the same.
+  install_remote bar-read-only "$rw|read-only"
+  cxx e s5.cpp
+  cxx e s2.cpp
+  expect_wrote_nothing e
+  expect_eq 0 "$(stat_of e remote_storage_error)" "remote errors with |read-only"
+  expect_eq 1 "$(stat_of e remote_storage_hit)" "remote hits with |read-only"
+  expect_eq 4 "$(redis_keys "$STORE_PORT" "$STORE_PW")" "keys in Redis after the |read-only client"
+  expect_only_secrets_hold rwpw "$TEST_DIR/cache" "$TEST_DIR"/[a-e] "$HOME"
   # The ro user's password went with the re-install.
-  [ -z "$(grep -rlF ropw "$P" "$TEST_DIR/cache" "$TEST_DIR"/[a-d] 2>/dev/null)" ] ||
-    fail "ropw is still in: $(grep -rlF ropw "$P" "$TEST_DIR/cache" "$TEST_DIR"/[a-d])"
+  [ -z "$(grep -rlF ropw "$P" "$TEST_DIR/cache" "$TEST_DIR"/[a-e] 2>/dev/null)" ] ||
+    fail "ropw is still in: $(grep -rlF ropw "$P" "$TEST_DIR/cache" "$TEST_DIR"/[a-e])"
   expect_not_shown rwpw ropw
 }
 
@@ -456,6 +464,7 @@ test_sccache_0_4_refuses_every_remote() {
     name=sccache-${url%%:*}-$RANDOM
     expect_refused "$name" -- --cache sccache --remote "$url"
     expect_contains "$(shown "$name")" "has no remote storage" "the refusal of $url"
+    expect_contains "$(shown "$name")" "--cache ccache" "what the refusal of $url names instead"
   done
   expect_not_shown "$pw"
 }
