@@ -394,12 +394,14 @@ test_redis_shards_spread_and_survive_a_killed_shard() {
   # direct mode: the preprocessor finds the same result key). The shard to kill holds the
   # result of one of the seven at least, and leaves one of them whole (shards are picked by
   # hashing with the port in the name, so which shard that is changes from run to run).
-  local dead="" k
+  local dead="" k shards_of
+  shards_of=$(for i in $(seq 4 10); do result_shard "s$i"; done | tr '\n' ' ')
   for k in 0 1 2; do
-    n=$(for i in $(seq 4 10); do [ "$(result_shard "s$i")" = "$k" ] && echo "s$i"; done | wc -l)
+    n=$(echo "$shards_of" | tr ' ' '\n' | grep -cx "$k")
     [ "$n" -gt 0 ] && [ "$n" -lt 7 ] && { dead=$k; break; }
   done
-  [ -n "$dead" ] || fail "no shard holds some but not all of s4..s10's results (shards: $(for i in $(seq 4 10); do result_shard "s$i"; done | tr '\n' ' '))"
+  # All seven results on one shard (p = 0.14 %): that one dies, no live-shard hit after it.
+  [ -n "$dead" ] || { dead=${shards_of%% *}; n=7; }
   local expected=$((7 - n))
   kill_shard "$dead"
   for i in $(seq 4 10); do cxx c "s$i.cpp"; done
