@@ -17,13 +17,15 @@
 #   m2, m3, m4   the fleet, at the same time: each >= 95 % remote hits, every object
 #                byte-identical to a fresh compile of the same name by the real compiler;
 #   m5           at the same time as m2..m4, a toolchain that differs in one device library
-#                (oclc_daz_opt_on.bc and _off.bc swapped in its copy: every fresh object of the
-#                project changes, checked once per suite): 0 hits, objects equal to its own
-#                toolchain's fresh compiles, its entries written to the store;
+#                (FLEET_SWAP's _on.bc and _off.bc swapped in its copy: every fresh object it
+#                makes changes, checked once per suite), compiling the first FLEET_M5_UNITS
+#                units: 0 hits, objects equal to its own toolchain's fresh compiles, its entries
+#                written to the store;
 #   m6           after m5, the original toolchain with an empty local cache: >= 95 % hits and only
 #                objects identical to the reference (m5's entries are never served to it).
 # It prints one line per machine (hits/compiles, wall time) and one per combination: the figures
-# for the closing note. The reference objects (the original toolchain's and m5's, each unit
+# for the closing note, also appended to $FLEET_FIGURES (default $BUILD_DIR/fleet-figures.txt:
+# ctest shows a passing suite's output only with -V). The reference objects (the original toolchain's and m5's, each unit
 # compiled once by the uninstalled prefix with the -cuid= the shim would pass) are made once per
 # suite.
 
@@ -32,7 +34,11 @@ FLEET_PREFIX=$FLEET_ROOT/rocm
 FLEET_BUILD=$FLEET_ROOT/build
 FLEET_SRC=$FLEET_ROOT/src
 FLEET_UNITS=${FLEET_UNITS:-8}
+# m5 (and its references) compiles the first FLEET_M5_UNITS units only: each is a miss, the most
+# expensive part of a combination, and half the project shows "0 hits" as well as all of it.
+FLEET_M5_UNITS=${FLEET_M5_UNITS:-4}
 FLEET_LIB=${BASH_SOURCE[0]}
+FLEET_FIGURES=${FLEET_FIGURES:-${BUILD_DIR:-/tmp}/fleet-figures.txt}
 # The device-library pair m5 swaps: on clang-15 and clang-21 alike a swap changes the objects of
 # every unit (sqrtf/sinf through ocml). Not every pair does: oclc_unsafe_math_* and
 # oclc_wavefrontsize64_* differ in bytes, yet swapping either leaves a gfx90a object of this
@@ -65,7 +71,7 @@ fleet_machine_main() {
     "$SHIMCTL" status --json "$FLEET_PREFIX" >"$dir/status.json" || { echo "status failed"; return 1; }
   fi
   start=$(date +%s%N)
-  for ((unit = 0; unit < FLEET_UNITS; unit++)); do printf 'unit_%03d\n' "$unit"; done |
+  for ((unit = 0; unit < $(cat "$dir/units"); unit++)); do printf 'unit_%03d\n' "$unit"; done |
     xargs -P 2 -I UNIT "$BASH" -c 'source "$1"; source "$2"; fleet_compile "$3" "$4"' _ \
       "$SRC_DIR/scripts/lib/cuid.bash" "$FLEET_LIB" UNIT "$mode" ||
     { echo "a compile failed"; fleet_machine_stats "$dir" "$mode"; return 1; }
@@ -131,13 +137,16 @@ fleet_pristine() {
 }
 
 # fleet_new_machine DIR [swap]: DIR/{rocm,build,home}, rocm a copy of the fixture prefix; with
-# "swap", FLEET_SWAP's _on and _off device libraries traded places in the copy.
+# "swap", FLEET_SWAP's _on and _off device libraries traded places in the copy. DIR/units: how
+# many units it compiles (FLEET_UNITS; with swap FLEET_M5_UNITS).
 fleet_new_machine() {
   local dir=$1 pristine lib
   pristine=$(fleet_pristine) || { fail "cannot build the fixture prefix (scripts/make-rocm-prefix)"; return 1; }
   mkdir -p "$dir/build" "$dir/home" && cp -a "$pristine" "$dir/rocm" || { fail "cannot copy the prefix to $dir"; return 1; }
   : >"$dir/log"
+  echo "$FLEET_UNITS" >"$dir/units"
   [ "${2:-}" = swap ] || return 0
+  echo "$FLEET_M5_UNITS" >"$dir/units"
   lib=$(find "$dir/rocm" -name "${FLEET_SWAP}_on.bc" -type f)
   [ -n "$lib" ] && [ "$(wc -l <<<"$lib")" = 1 ] && [ -f "${lib%_on.bc}_off.bc" ] ||
     { fail "no single regular ${FLEET_SWAP}_on.bc beside an _off.bc in the prefix: '$lib'"; return 1; }
@@ -166,20 +175,20 @@ fleet_references() {
   fleet_machine "$FLEET_REF" reference & fleet_machine "$FLEET_REF_SWAP" reference
   local rc=$?; wait $! || rc=1
   [ $rc -eq 0 ] || { fail "reference compiles failed:"$'\n'"$(cat "$FLEET_REF/log" "$FLEET_REF_SWAP/log")"; return 1; }
-  for ((unit = 0; unit < FLEET_UNITS; unit++)); do
+  for ((unit = 0; unit < FLEET_M5_UNITS; unit++)); do
     o=$(printf 'unit_%03d.o' "$unit")
     [ -s "$FLEET_REF/build/$o" ] && [ -s "$FLEET_REF_SWAP/build/$o" ] || { fail "no reference $o"; return 1; }
     cmp -s "$FLEET_REF/build/$o" "$FLEET_REF_SWAP/build/$o" &&
       { fail "swapping ${FLEET_SWAP}_on/_off leaves $o unchanged: pick a device library the kernels use"; return 1; }
   done
-  echo "    fleet: reference objects (2 x $FLEET_UNITS units, two toolchains at once): $(elapsed_since "$start") s"
+  fleet_say "fleet ${suite:-?}: reference objects ($FLEET_UNITS + $FLEET_M5_UNITS units, two toolchains at once): $(elapsed_since "$start") s"
   touch "$SUITE_TMP/fleet-ref.ok"
 }
 
 # fleet_expect_objects DIR REF: every unit's object in DIR/build is byte-identical to REF/build's.
 fleet_expect_objects() {
   local unit o bad=""
-  for ((unit = 0; unit < FLEET_UNITS; unit++)); do
+  for ((unit = 0; unit < $(cat "$1/units"); unit++)); do
     o=$(printf 'unit_%03d.o' "$unit")
     cmp -s "$1/build/$o" "$2/build/$o" || bad="$bad $o"
   done
@@ -194,7 +203,7 @@ fleet_stats() { cat "$1/stats" 2>/dev/null || echo "? ? ?"; }
 fleet_expect_hit_rate() {
   local hits compiles writes
   read -r hits compiles writes < <(fleet_stats "$1")
-  expect_eq "$FLEET_UNITS" "$compiles" "${1##*/}: compiles its cache tool counted" || return 1
+  expect_eq "$(cat "$1/units")" "$compiles" "${1##*/}: compiles its cache tool counted" || return 1
   [ $((hits * 100)) -ge $(($2 * compiles)) ] && [ $((hits * 100)) -le $((${3:-100} * compiles)) ] ||
     fail "${1##*/}: $hits remote hits of $compiles compiles: outside $2..${3:-100} %"
 }
@@ -206,6 +215,12 @@ fleet_line() {
   printf '%s %s/%s hits (%s %%), install %s s, compiles %s s' "${1##*/}" "$hits" "$compiles" \
     "$( [ "$compiles" -gt 0 ] 2>/dev/null && echo $((hits * 100 / compiles)) || echo '?')" \
     "$(cat "$1/install.seconds" 2>/dev/null || echo '?')" "$(cat "$1/compile.seconds" 2>/dev/null || echo '?')"
+}
+
+# fleet_say LINE: LINE on stdout (indented) and, dated, in $FLEET_FIGURES.
+fleet_say() {
+  echo "    $1"
+  echo "$(date -u +%FT%TZ) $1" >>"$FLEET_FIGURES" 2>/dev/null || true
 }
 
 # fleet_run TOOL STORE-NAME COUNT-FUNCTION: one combination on the store already started at
@@ -238,9 +253,9 @@ fleet_run() {
   local t3; t3=$(elapsed_since "$phase")
   after3=$($count)
 
-  echo "    fleet $tool/$store: $FLEET_UNITS units; store entries $before -> m1 $after1 -> m2..m5 $after2 -> m6 $after3"
-  for m in m1 m2 m3 m4 m5 m6; do echo "      $(fleet_line "$TEST_DIR/$m")"; done
-  echo "    fleet $tool/$store: wall m1 $t1 s, m2..m5 at once $t2 s, m6 $t3 s; combination $(elapsed_since "$start") s"
+  fleet_say "fleet ${suite:-?} $tool/$store: $FLEET_UNITS units (m5: $FLEET_M5_UNITS); store entries $before -> m1 $after1 -> m2..m5 $after2 -> m6 $after3"
+  for m in m1 m2 m3 m4 m5 m6; do fleet_say "  $(fleet_line "$TEST_DIR/$m")"; done
+  fleet_say "fleet ${suite:-?} $tool/$store: wall m1 $t1 s, m2..m5 at once $t2 s, m6 $t3 s; combination $(elapsed_since "$start") s"
 
   fleet_expect_hit_rate "$TEST_DIR/m1" 0 0
   fleet_expect_objects "$TEST_DIR/m1" "$FLEET_REF"

@@ -113,6 +113,11 @@ TEST_CASE("tool_environment: the secrets win over the defaults, the caller's own
   ::setenv("CCACHE_REMOTE_STORAGE", "mine", 1);
   CHECK_FALSE(cache::tool_environment(env).contains("CCACHE_REMOTE_STORAGE"));
   ::unsetenv("CCACHE_REMOTE_STORAGE");
+  // A comment line (sccache's "# remote=URL", the URL in full) is no variable.
+  env.secrets = { "# remote=redis://:pw@h", "SCCACHE_REDIS_PASSWORD=pw" };
+  auto tool_env = cache::tool_environment(env);
+  CHECK_FALSE(tool_env.contains("# remote"));
+  CHECK(tool_env.at("SCCACHE_REDIS_PASSWORD") == "pw");
 }
 
 TEST_CASE("read_secrets: absent, read, or not a file it may read; credential_text says which") {

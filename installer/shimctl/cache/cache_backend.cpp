@@ -75,6 +75,8 @@ std::map<std::string, std::optional<std::string>> tool_environment(const ShimEnv
   // The secrets file's lines win over the defaults, as in the shim; the caller's own win over both.
   for (const auto& entry : env.secrets) {
     auto eq = entry.find('=');
+    if (entry.starts_with('#') || eq == std::string::npos || eq == 0)
+      continue; // a comment (sccache's "# remote=URL"), as the shim skips it
     if (!std::getenv(entry.substr(0, eq).c_str()))
       out[entry.substr(0, eq)] = entry.substr(eq + 1);
   }
