@@ -117,7 +117,7 @@ reference() {
 
 stat_of() { ccache_stat "$TEST_DIR/$1" "$2"; }
 
-# expect_stored_nothing CACHE: the compiles with CACHE wrote nothing to a remote.
+# expect_wrote_nothing CACHE: the compiles with CACHE wrote nothing to a remote.
 expect_wrote_nothing() { expect_eq 0 "$(stat_of "$1" remote_storage_write)" "remote writes of the compiles with $1"; }
 
 # expect_verify_warns NAME SHOWN [--json]: `shimctl verify $P` exits 0 and its remote check is a
