@@ -49,13 +49,13 @@ expect_not_shown() {
   done
 }
 
-# expect_only_secrets_hold PASSWORD DIR...: under $P and the DIRs only $P/.shimctl/secrets holds
+# expect_only_secrets_hold PASSWORD DIR...: under $P, $TMPDIR and the DIRs only $P/.shimctl/secrets holds
 # PASSWORD (grep -r, symlinks not followed), and that file is root's, mode 0600.
 expect_only_secrets_hold() {
   local pw=$1
   shift
   expect_eq "$P/.shimctl/secrets" \
-    "$(grep -rlF -- "$pw" "$P" "$@" 2>/dev/null | sort | tr '\n' ' ' | sed 's/ $//')" \
+    "$(grep -rlF -- "$pw" "$P" "$TMPDIR" "$@" 2>/dev/null | sort | tr '\n' ' ' | sed 's/ $//')" \
     "files holding the password"
   expect_perm "$P/.shimctl/secrets" 600
   expect_eq root:root "$(stat -c %U:%G "$P/.shimctl/secrets")" "owner of the secrets file"
@@ -64,12 +64,12 @@ expect_only_secrets_hold() {
 # ---- the prefix, sources and compiles ---------------------------------------------------------
 
 # fixture: P = a fresh copy of the clang-15 ROCm fixture, N=10 small C++ sources s1..s10.cpp and
-# k.hip in $TEST_DIR (the current directory), HOME there.
+# k.hip in $TEST_DIR (the current directory), HOME and TMPDIR (verify's scratch files) there.
 fixture() {
   P=$TEST_DIR/rocm
   copy_rocm_prefix "$P"
-  export HOME=$TEST_DIR/home
-  mkdir -p "$HOME"
+  export HOME=$TEST_DIR/home TMPDIR=$TEST_DIR/tmp
+  mkdir -p "$HOME" "$TMPDIR"
   cd "$TEST_DIR" || fail cd
   local i
   for i in $(seq 10); do
