@@ -208,7 +208,8 @@ std::optional<std::string> ccache_remote_storage(const core::CacheSettings& sett
     for (auto storage : util::words_of(*remote)) {
       out += out.empty() ? "" : " ";
       out += ccache_storage_form(storage, settings.version);
-      out += settings.remote_read_only ? read_only_attribute : "";
+      if (settings.remote_read_only && !names_read_only(storage))
+        out += read_only_attribute;
     }
   return out.empty() ? std::nullopt : std::optional(out);
 }

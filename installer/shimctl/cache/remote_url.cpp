@@ -516,6 +516,14 @@ std::string ccache_storage_form(std::string_view storage, std::string_view versi
   return out;
 }
 
+bool names_read_only(std::string_view url) {
+  for (auto storage : util::words_of(url))
+    for (auto [key, value] : split_attributes(storage).second)
+      if (key == "read-only")
+        return true;
+  return false;
+}
+
 std::string with_environment_keys(std::string url) {
   const char* id = std::getenv("AWS_ACCESS_KEY_ID");
   const char* secret = std::getenv("AWS_SECRET_ACCESS_KEY");

@@ -50,6 +50,10 @@ namespace shimctl::cache {
 // port). Anything else, attributes included, as given.
 [[nodiscard]] std::string ccache_storage_form(std::string_view storage, std::string_view version);
 
+// URL (any tool's form) asks to read only: one of its storages has the attribute |read-only
+// (the same as --remote-read-only).
+[[nodiscard]] bool names_read_only(std::string_view url);
+
 // URL with install's S3 keys (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY from this process's
 // environment) as its user and password, for an s3:// URL that names none and has no
 // |no-credentials: the secrets file then carries them (secrets.hpp). Any other URL as given.

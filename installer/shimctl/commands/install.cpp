@@ -1,6 +1,7 @@
 #include <algorithm>
 #include <shimctl/cache/cache_backend.hpp>
 #include <shimctl/cache/sccache_server.hpp>
+#include <shimctl/cache/remote_url.hpp>
 #include <shimctl/cache/secrets.hpp>
 #include <shimctl/cache/shared_cache.hpp>
 #include <shimctl/cache/shim_config.hpp>
@@ -143,7 +144,8 @@ util::Result<InstallPlan> plan_install(const Context& context,
   cache.max_size = options.max_size;
   // From here on the remote is redacted; its credential, if any, only in REMOTE_URL.
   auto remote_url = cache::set_remote(cache, options.remote);
-  cache.remote_read_only = options.remote_read_only;
+  cache.remote_read_only =
+    options.remote_read_only || (options.remote && cache::names_read_only(*options.remote));
   TRY(cache::check_remote(cache));
   if (options.shared_cache || options.shared_group) {
     TRY_ASSIGN(auto shared, shared_cache_settings(options));

@@ -136,9 +136,9 @@ void verify_remote(const core::Manifest& m, const VerifyOptions& options, std::v
                     url,
                     Outcome::warn,
                     fmt::format("remote storage {} is unreachable: compiles use the local cache "
-                                "({} failed: is it down, or is the credential wrong?)",
-                                url,
-                                second->read_errors > 0 ? "reading" : "writing") });
+                                "(the store failed or refused a request: is it down, or is the "
+                                "credential wrong or not allowed to write?)",
+                                url) });
     return;
   }
   if (second->hits > 0) {

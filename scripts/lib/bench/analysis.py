@@ -1,6 +1,6 @@
 """The rest of BENCHMARKS.md (the reading of the per-call figures; the GPU-target, base_dir and
 runtime-caller sections) and the summary printed on stdout."""
-from . import callers
+from . import callers, stores
 from .report_util import f3, num
 
 
@@ -119,6 +119,7 @@ only source of hits. The drivers' own wall times (ms of each step), medians of {
 
 {callers.table(r)}
 """)
+    L.append(stores.section_md(r))
     return "".join(L)
 
 

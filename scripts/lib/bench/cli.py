@@ -8,10 +8,10 @@ import tempfile
 import time
 from pathlib import Path
 
-from . import analysis, callers, chart, cold, hits, report, workloads
+from . import analysis, callers, chart, cold, hits, report, stores, workloads
 from .common import Bench, BenchError, first_line, have_rocm, loadavg, log
 
-USAGE = "scripts/bench [--quick] [--section all|callers|ggml|cold] [--out DIR] [--keep]"
+USAGE = "scripts/bench [--quick] [--section all|callers|ggml|cold|stores] [--out DIR] [--keep]"
 
 
 def sizes(quick):
@@ -67,6 +67,10 @@ def run_all(b, z):
         callers.section_callers(b, z)
     else:
         log("runtime callers: skipped (redis-server or ninja missing: run scripts/setup)")
+    if all(shutil.which(t) for t in ("redis-server", "redis-cli", "nginx", "unshare")):
+        stores.section_stores(b)
+    else:
+        log("team stores: skipped (redis-server, nginx or unshare missing: run scripts/setup)")
 
 
 def write_report(b, t_start):
@@ -110,7 +114,7 @@ def main(argv):
         return cold.rounds_main(argv[1:])
     p = argparse.ArgumentParser(prog="scripts/bench", usage=USAGE, add_help=True)
     p.add_argument("--quick", action="store_true")
-    p.add_argument("--section", default="all", choices=("all", "callers", "ggml", "cold"))
+    p.add_argument("--section", default="all", choices=("all", "callers", "ggml", "cold", "stores"))
     p.add_argument("--out")
     p.add_argument("--keep", action="store_true")
     a = p.parse_args(argv)
@@ -144,6 +148,8 @@ def main(argv):
         machine(b)
         if a.section == "cold":
             cold.section_cold(b)
+        elif a.section == "stores":
+            stores.section_stores(b)
         elif a.section == "callers":
             run_callers_only(b, t_start)
         else:
