@@ -157,7 +157,16 @@ test_sccache_install_verifies_and_rolls_back() {
   done
   out=$("$SHIMCTL" verify "$P" 2>&1) || fail "verify:"$'\n'"$out"
   expect_contains "$out" "verify: all checks passed" "verify again"
+  # The server verify's compiles started (shimctl names its socket to them) is the shim's, marked:
+  # rollback finds and stops it (sccache's own client used to start it unmarked, left running).
+  local pid marked=0
+  for pid in $(pgrep -x sccache); do
+    tr '\0' '\n' <"/proc/$pid/environ" 2>/dev/null | grep -qxF "SHIMCTL_SCCACHE_SERVER_OF=$P/.shimctl" &&
+      marked=$((marked + 1))
+  done
+  expect_eq 1 "$marked" "sccache servers marked as this prefix's"
   out=$("$SHIMCTL" rollback "$P" 2>&1) || fail "rollback: $out"
+  expect_contains "$out" "stopped 1 sccache server(s) the shims had started" "rollback"
   expect_same_tree "$TEST_DIR/before.lst" "$P"
 }
 
