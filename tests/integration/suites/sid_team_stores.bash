@@ -16,6 +16,8 @@
 
 private_mounts
 SUITE_PRIVATE_NS=${SHIMCTL_TEST_PRIVATE_NS:-}
+# How long a compile may take with a Redis Cluster master dead (TEST scrubs SHIMCTL_*: read here).
+CLUSTER_LIMIT=${SHIMCTL_TEST_CLUSTER_LIMIT:-60}
 
 suite_requires() {
   [ "$(id -u)" -eq 0 ] && [ -x "$SHIMCTL" ] && [ -x "$SHIM_BIN" ] && command -v python3 >/dev/null &&
@@ -472,7 +474,7 @@ test_sccache_redis_cluster() {
 # timed_cc X SRC WHAT: cc X SRC (clang++), under timeout SHIMCTL_TEST_CLUSTER_LIMIT (default 60 s): a compile
 # that takes longer fails the test with its time.
 timed_cc() {
-  local x=$1 src=$2 dir=$TEST_DIR/$1-${2%.*} t0 rc=0 limit=${SHIMCTL_TEST_CLUSTER_LIMIT:-60}
+  local x=$1 src=$2 dir=$TEST_DIR/$1-${2%.*} t0 rc=0 limit=$CLUSTER_LIMIT
   mkdir "$dir" || fail "$dir exists"
   t0=$(date +%s%N)
   (cd "$dir" && timeout "$limit" env $(machine_env "$x") "$P/lib/llvm/bin/clang++" -O1 -c "$TEST_DIR/$src" -o o.o) \
