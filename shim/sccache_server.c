@@ -187,7 +187,8 @@ bool sccache_server_ready(const char* sccache, char** env, size_t env_count, con
   bool memo_named = false;
   if (lock >= 0) {
     memcpy(memo, lock_path, len);
-    memo_named = shimctl_sccache_file_name(memo, sizeof memo, len, instance, ".failed") < sizeof memo;
+    memo_named =
+      shimctl_sccache_file_name(memo, sizeof memo, len, instance, ".failed") < sizeof memo;
   }
   if (!ready && memo_named && start_failed_recently(memo) && !env_is("SHIMCTL_STRICT", "1")) {
     *why = "its --start-server failed less than " SCCACHE_START_RETRY_TEXT " s ago (a store "

@@ -1,10 +1,10 @@
 // install's --remote checked per cache tool before any work (Tool::check_remote_url,
 // cache/remote_url.*): the URL forms ccache 4.7 and 4.14 and sccache store to; every refusal is
 // exit 2, one line, no credential.
+#include <cstdlib>
 #include <doctest/doctest.h>
 #include <shimctl/cache/remote_url.hpp>
 #include <shimctl/cache/tool.hpp>
-#include <cstdlib>
 #include <string>
 
 using namespace shimctl;
@@ -180,8 +180,10 @@ TEST_CASE("sccache's environment per store, credentials apart from the endpoint"
   CHECK(sccache_env("redis://u:p%40ss@h:6379/2") ==
         "SCCACHE_REDIS_ENDPOINT=redis://h:6379 SCCACHE_REDIS_DB=2 SCCACHE_REDIS_USERNAME=u "
         "SCCACHE_REDIS_PASSWORD=p@ss");
-  CHECK(sccache_env("redis://pw@h") == "SCCACHE_REDIS_ENDPOINT=redis://h SCCACHE_REDIS_PASSWORD=pw");
-  CHECK(sccache_env("redis://:pw@h") == "SCCACHE_REDIS_ENDPOINT=redis://h SCCACHE_REDIS_PASSWORD=pw");
+  CHECK(sccache_env("redis://pw@h") ==
+        "SCCACHE_REDIS_ENDPOINT=redis://h SCCACHE_REDIS_PASSWORD=pw");
+  CHECK(sccache_env("redis://:pw@h") ==
+        "SCCACHE_REDIS_ENDPOINT=redis://h SCCACHE_REDIS_PASSWORD=pw");
   CHECK(sccache_env("rediss://h:6380|ca=/t/ca.crt", true) ==
         "SSL_CERT_FILE=/t/ca.crt SCCACHE_REDIS_ENDPOINT=rediss://h:6380 "
         "SCCACHE_REDIS_RW_MODE=READ_ONLY");

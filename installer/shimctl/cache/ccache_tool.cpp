@@ -52,7 +52,8 @@ public:
     if (!stats)
       return { .refused = stats.error().message };
     return { .hits = stats->get("remote_storage_read_hit"),
-             .read_errors = stats->get("remote_storage_error") + stats->get("remote_storage_timeout"),
+             .read_errors =
+               stats->get("remote_storage_error") + stats->get("remote_storage_timeout"),
              .write_errors = 0, // ccache counts a refused write as remote_storage_error too
              .refused = {} };
   }
@@ -179,11 +180,13 @@ public:
   bool group_shared_cache() const override {
     return true;
   }
-  util::Result<std::unique_ptr<RemoteRound>> remote_round(const core::CacheSettings& settings,
-                                                          util::RunOptions& compile,
-                                                          const std::string& scratch) const override {
+  util::Result<std::unique_ptr<RemoteRound>> remote_round(
+    const core::CacheSettings& settings,
+    util::RunOptions& compile,
+    const std::string& scratch) const override {
     compile.env["CCACHE_DIR"] = scratch;
-    return std::unique_ptr<RemoteRound>(std::make_unique<CcacheRemoteRound>(*this, settings, compile));
+    return std::unique_ptr<RemoteRound>(
+      std::make_unique<CcacheRemoteRound>(*this, settings, compile));
   }
   bool entries_are_files() const override {
     return true;

@@ -274,7 +274,8 @@ util::Status check_ccache_url(std::string_view url, const core::CacheSettings& t
 std::string percent_decoded(std::string_view text) {
   std::string out;
   for (std::size_t i = 0; i < text.size(); ++i) {
-    if (text[i] == '%' && i + 2 < text.size() && std::isxdigit(static_cast<unsigned char>(text[i + 1])) &&
+    if (text[i] == '%' && i + 2 < text.size() &&
+        std::isxdigit(static_cast<unsigned char>(text[i + 1])) &&
         std::isxdigit(static_cast<unsigned char>(text[i + 2]))) {
       out += static_cast<char>(std::stoi(std::string(text.substr(i + 1, 2)), nullptr, 16));
       i += 2;
@@ -290,7 +291,8 @@ std::pair<std::string, std::string> user_and_password(std::string_view userinfo)
   auto colon = userinfo.find(':');
   if (colon == std::string_view::npos)
     return { "", percent_decoded(userinfo) };
-  return { percent_decoded(userinfo.substr(0, colon)), percent_decoded(userinfo.substr(colon + 1)) };
+  return { percent_decoded(userinfo.substr(0, colon)),
+           percent_decoded(userinfo.substr(colon + 1)) };
 }
 
 // The store sccache is told about; PROBLEM says why URL names none.
@@ -332,8 +334,8 @@ SccacheStore sccache_store(std::string_view url, bool read_only) {
     return store;
   }
   auto a = authority_of(rest);
-  auto [user, password] = a.userinfo ? user_and_password(*a.userinfo)
-                                     : std::pair<std::string, std::string>{};
+  auto [user, password] =
+    a.userinfo ? user_and_password(*a.userinfo) : std::pair<std::string, std::string>{};
   // RW_MODE's name: SCCACHE_<BACKEND>_RW_MODE.
   std::string backend;
   std::optional<std::string_view> cluster;
@@ -343,15 +345,15 @@ SccacheStore sccache_store(std::string_view url, bool read_only) {
     } else if (key == "ca" && value.starts_with('/')) {
       env.push_back(fmt::format("SSL_CERT_FILE={}", value));
     } else if (key == "ca") {
-      store.problem = "has |ca= without an absolute path to a CA file (e.g. |ca=/etc/ssl/team-ca.crt)";
+      store.problem =
+        "has |ca= without an absolute path to a CA file (e.g. |ca=/etc/ssl/team-ca.crt)";
       return store;
     } else if (key == "cluster" && (scheme == "redis" || scheme == "rediss")) {
       cluster = value;
     } else if (scheme == "s3" &&
-               ((key == "endpoint" || key == "region") ? !value.empty()
-                                                       : (key == "virtual-host" ||
-                                                          key == "no-credentials") &&
-                                                           value.empty())) {
+               ((key == "endpoint" || key == "region")
+                  ? !value.empty()
+                  : (key == "virtual-host" || key == "no-credentials") && value.empty())) {
       continue; // below
     } else {
       store.problem = fmt::format(
@@ -374,7 +376,8 @@ SccacheStore sccache_store(std::string_view url, bool read_only) {
     }
     auto db = a.rest.starts_with('/') ? a.rest.substr(1) : a.rest;
     if (!db.empty() && !all_digits(db)) {
-      store.problem = fmt::format("has '{}' where the database number goes (e.g. redis://HOST:6379/0)", a.rest);
+      store.problem =
+        fmt::format("has '{}' where the database number goes (e.g. redis://HOST:6379/0)", a.rest);
       return store;
     }
     auto node = fmt::format("{}://{}{}{}", scheme, a.host, a.port ? ":" : "", a.port.value_or(""));
@@ -385,7 +388,10 @@ SccacheStore sccache_store(std::string_view url, bool read_only) {
       }
       std::string nodes = node;
       for (auto seed : util::fields_of(*cluster, ','))
-        nodes += fmt::format(",{}{}", seed.find("://") == std::string_view::npos ? std::string(scheme) + "://" : "", seed);
+        nodes +=
+          fmt::format(",{}{}",
+                      seed.find("://") == std::string_view::npos ? std::string(scheme) + "://" : "",
+                      seed);
       env.push_back("SCCACHE_REDIS_CLUSTER_ENDPOINTS=" + nodes);
     } else {
       env.push_back("SCCACHE_REDIS_ENDPOINT=" + node);
@@ -403,7 +409,12 @@ SccacheStore sccache_store(std::string_view url, bool read_only) {
       return store;
     }
     auto path = a.rest.substr(0, a.rest.find_first_of("?#"));
-    env.push_back(fmt::format("SCCACHE_WEBDAV_ENDPOINT={}://{}{}{}{}", scheme, a.host, a.port ? ":" : "", a.port.value_or(""), path));
+    env.push_back(fmt::format("SCCACHE_WEBDAV_ENDPOINT={}://{}{}{}{}",
+                              scheme,
+                              a.host,
+                              a.port ? ":" : "",
+                              a.port.value_or(""),
+                              path));
     if (!user.empty())
       env.push_back("SCCACHE_WEBDAV_USERNAME=" + user);
     if (!password.empty())
@@ -450,7 +461,8 @@ SccacheStore sccache_store(std::string_view url, bool read_only) {
       env.push_back("AWS_SECRET_ACCESS_KEY=" + password);
     backend = "S3";
   } else {
-    store.problem = fmt::format("has scheme '{}', which sccache does not store to ({})", scheme, sccache_forms);
+    store.problem =
+      fmt::format("has scheme '{}', which sccache does not store to ({})", scheme, sccache_forms);
     return store;
   }
   if (read_only)
@@ -469,7 +481,10 @@ util::Status check_sccache_url(std::string_view url, const core::CacheSettings& 
                 tool_name(tool),
                 shown);
   if (url.find(' ') != std::string_view::npos)
-    return fail(ExitCode::usage, "--remote: '{}' is not one URL; sccache stores to one store ({})", shown, sccache_forms);
+    return fail(ExitCode::usage,
+                "--remote: '{}' is not one URL; sccache stores to one store ({})",
+                shown,
+                sccache_forms);
   if (auto store = sccache_store(url, false); !store.problem.empty())
     return fail(ExitCode::usage, "--remote: '{}' {}", shown, store.problem);
   return {};
@@ -538,7 +553,8 @@ std::string with_environment_keys(std::string url) {
   auto encoded = [](std::string_view text) {
     std::string out;
     for (char c : text)
-      out += std::isalnum(static_cast<unsigned char>(c)) || std::string_view("-._~").find(c) != std::string_view::npos
+      out += std::isalnum(static_cast<unsigned char>(c)) ||
+                 std::string_view("-._~").find(c) != std::string_view::npos
                ? std::string(1, c)
                : fmt::format("%{:02X}", static_cast<unsigned char>(c));
     return out;

@@ -235,9 +235,10 @@ public:
   bool group_shared_cache() const override {
     return false;
   }
-  util::Result<std::unique_ptr<RemoteRound>> remote_round(const core::CacheSettings& settings,
-                                                          util::RunOptions& compile,
-                                                          const std::string& scratch) const override {
+  util::Result<std::unique_ptr<RemoteRound>> remote_round(
+    const core::CacheSettings& settings,
+    util::RunOptions& compile,
+    const std::string& scratch) const override {
     compile.env["SCCACHE_DIR"] = scratch + "/local";
     if (sccache_transport(settings) == SHIMCTL_SCCACHE_UNIX) {
       compile.env["SCCACHE_SERVER_UDS"] = scratch + "/server.sock";

@@ -1,7 +1,7 @@
 #include <algorithm>
 #include <shimctl/cache/cache_backend.hpp>
-#include <shimctl/cache/sccache_server.hpp>
 #include <shimctl/cache/remote_url.hpp>
+#include <shimctl/cache/sccache_server.hpp>
 #include <shimctl/cache/secrets.hpp>
 #include <shimctl/cache/shared_cache.hpp>
 #include <shimctl/cache/shim_config.hpp>
