@@ -95,7 +95,8 @@ fleet_compile() {
 
 # fleet_machine_stats DIR MODE: DIR/stats = "HITS COMPILES WRITES": the tool's own counts (ccache:
 # remote_storage_hit, hits + misses, remote_storage_write; sccache: its server's hits, hits +
-# misses, and - for writes); its server is stopped.
+# misses, and - for writes; with a remote its only store is the remote, named in DIR/location);
+# its server is stopped.
 fleet_machine_stats() {
   local dir=$1 server
   [ "$2" = install ] || return 0
@@ -115,7 +116,9 @@ fleet_machine_stats() {
 import json, sys
 s = json.load(open(sys.argv[1]))["stats"]
 hits = sum(s["cache_hits"]["counts"].values()); misses = sum(s["cache_misses"]["counts"].values())
-print(hits, hits + misses, "-")' "$dir/sccache-stats.json" >"$dir/stats" ;;
+print(hits, hits + misses, "-")' "$dir/sccache-stats.json" >"$dir/stats" &&
+      python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["cache_location"])' \
+        "$dir/sccache-stats.json" >"$dir/location" ;;
   esac
 }
 
@@ -181,7 +184,7 @@ fleet_references() {
     cmp -s "$FLEET_REF/build/$o" "$FLEET_REF_SWAP/build/$o" &&
       { fail "swapping ${FLEET_SWAP}_on/_off leaves $o unchanged: pick a device library the kernels use"; return 1; }
   done
-  fleet_say "fleet ${suite:-?}: reference objects ($FLEET_UNITS + $FLEET_M5_UNITS units, two toolchains at once): $(elapsed_since "$start") s"
+  fleet_say "${suite:-fleet}: reference objects ($FLEET_UNITS + $FLEET_M5_UNITS units, two toolchains at once): $(elapsed_since "$start") s"
   touch "$SUITE_TMP/fleet-ref.ok"
 }
 
@@ -253,9 +256,10 @@ fleet_run() {
   local t3; t3=$(elapsed_since "$phase")
   after3=$($count)
 
-  fleet_say "fleet ${suite:-?} $tool/$store: $FLEET_UNITS units (m5: $FLEET_M5_UNITS); store entries $before -> m1 $after1 -> m2..m5 $after2 -> m6 $after3"
+  fleet_say "${suite:-fleet} $tool/$store: $FLEET_UNITS units (m5: $FLEET_M5_UNITS); store entries $before -> m1 $after1 -> m2..m5 $after2 -> m6 $after3"
   for m in m1 m2 m3 m4 m5 m6; do fleet_say "  $(fleet_line "$TEST_DIR/$m")"; done
-  fleet_say "fleet ${suite:-?} $tool/$store: wall m1 $t1 s, m2..m5 at once $t2 s, m6 $t3 s; combination $(elapsed_since "$start") s"
+  [ ! -f "$TEST_DIR/m1/location" ] || fleet_say "  sccache's store (m1's server): $(cat "$TEST_DIR/m1/location")"
+  fleet_say "${suite:-fleet} $tool/$store: wall m1 $t1 s, m2..m5 at once $t2 s, m6 $t3 s; combination $(elapsed_since "$start") s"
 
   fleet_expect_hit_rate "$TEST_DIR/m1" 0 0
   fleet_expect_objects "$TEST_DIR/m1" "$FLEET_REF"
@@ -266,9 +270,26 @@ fleet_run() {
   # m5's toolchain differs: no hit from the others, its own toolchain's objects, its entries stored.
   fleet_expect_hit_rate "$TEST_DIR/m5" 0 0
   fleet_expect_objects "$TEST_DIR/m5" "$FLEET_REF_SWAP"
-  [ "$after2" -gt "$after1" ] || fail "m5 stored nothing in the $store store ($after1 entries before m2..m5, $after2 after)"
-  # m2..m4 and m6 only read.
+  # The store's entries per compile, from m1 (ccache: a manifest and a result; sccache: one, and
+  # one .sccache_check key in Redis, which the division drops): m5 added exactly its own
+  # misses' entries, m2..m4 (at the same time) and m6 none.
+  local per=$(((after1 - before) / FLEET_UNITS))
+  [ "$per" -ge 1 ] || fail "m1 stored $((after1 - before)) entries for $FLEET_UNITS compiles in the $store store"
+  expect_eq $((per * FLEET_M5_UNITS)) $((after2 - after1)) "$store store entries added by m2..m5 (m5's $FLEET_M5_UNITS misses, $per each)"
   expect_eq "$after2" "$after3" "$store store entries after m6 (hits only)"
+  # Each machine's credential went to its secrets file only: no install output, log or status shows it.
+  if [ -n "${FLEET_SECRET:-}" ]; then
+    local shown
+    shown=$(grep -rlF -- "$FLEET_SECRET" "$TEST_DIR"/m?/log "$TEST_DIR"/m?/status.json "$TEST_DIR"/m?/*stats* 2>/dev/null)
+    [ -z "$shown" ] || fail "the $store store's credential is shown in: $shown"
+  fi
+  if [ "$tool" = sccache ]; then
+    for m in m1 m2 m3 m4 m5 m6; do
+      case $(cat "$TEST_DIR/$m/location") in
+        "Local disk"*) fail "$m's sccache server used its local disk, not the $store store" ;;
+      esac
+    done
+  fi
   if [ "$tool" = ccache ]; then
     for m in m2 m3 m4 m6; do
       read -r _ _ w < <(fleet_stats "$TEST_DIR/$m")
@@ -281,22 +302,25 @@ fleet_run() {
 
 # fleet_store NAME: starts store NAME for the test (stopped by stores_cleanup): FLEET_URL (the
 # --remote every machine installs with), FLEET_INSTALL_ENV, FLEET_COUNT (a function printing
-# the store's entries). NAME: redis, shards (3 redis-servers, ccache's |shards=), webdav (nginx),
-# s3 (s3rver, bucket shimfleet, prefix fleet).
+# the store's entries), FLEET_SECRET (its credential, "" for none). NAME: redis (requirepass),
+# shards (3 redis-servers without a password, ccache's |shards=), webdav (nginx, auth_basic),
+# s3 (s3rver, bucket shimfleet, prefix fleet; s3rver takes its own key S3RVER only).
 fleet_store() {
   trap stores_cleanup EXIT
-  FLEET_INSTALL_ENV=""
+  FLEET_INSTALL_ENV="" FLEET_SECRET=""
   case $1 in
     redis)
-      start_redis_store || return 1
-      FLEET_URL=redis://127.0.0.1:$STORE_PORT FLEET_COUNT=fleet_count_redis ;;
+      FLEET_SECRET=fleet-redis-$RANDOM$RANDOM
+      start_redis_store --password "$FLEET_SECRET" || return 1
+      FLEET_URL=redis://$FLEET_SECRET@127.0.0.1:$STORE_PORT FLEET_COUNT=fleet_count_redis ;;
     shards)
       start_redis_shards 3 || return 1
       FLEET_URL="redis://*|shards=$(printf '127.0.0.1:%s,' "${SHARD_PORTS[@]}")"
       FLEET_URL=${FLEET_URL%,} FLEET_COUNT=fleet_count_shards ;;
     webdav)
-      start_webdav || return 1
-      FLEET_URL=$WEBDAV_BASE/cache FLEET_COUNT=fleet_count_webdav ;;
+      FLEET_SECRET=fleet-dav-$RANDOM$RANDOM
+      start_webdav --auth "fleet:$FLEET_SECRET" || return 1
+      FLEET_URL=${WEBDAV_BASE/:\/\//://fleet:$FLEET_SECRET@}/cache FLEET_COUNT=fleet_count_webdav ;;
     s3)
       start_s3 shimfleet || return 1
       FLEET_URL="s3://shimfleet/fleet|endpoint=$S3_ENDPOINT|region=us-east-1" FLEET_COUNT=fleet_count_s3
@@ -304,7 +328,7 @@ fleet_store() {
     *) fail "fleet_store: unknown store $1"; return 1 ;;
   esac
 }
-fleet_count_redis() { redis_keys "$STORE_PORT"; }
+fleet_count_redis() { redis_keys "$STORE_PORT" "$FLEET_SECRET"; }
 fleet_count_shards() {
   local p sum=0 k
   for p in "${SHARD_PORTS[@]}"; do k=$(redis_keys "$p") && sum=$((sum + k)); done
