@@ -1,0 +1,266 @@
+"""--section stores: a remote hit from each team store against a local hit, and the fleet's hit
+rates (issue 24 item 6).
+
+Each stack runs scripts/lib/bench-stores.bash (what it measures and how: its header): debian12 on
+the host with BUILD_DIR's shimctl, sid inside scripts/make-sid-root's root (scripts/sid-run) with
+SID_BUILD_DIR's. Stores: Debian 12 ccache 4.7.5 x {Redis, Redis with a password, three sharded
+Redis, WebDAV}; sid ccache 4.14.2 x {Redis, WebDAV}; sid sccache 0.17, its local disk cache x
+{Redis, WebDAV, S3, Redis Cluster}. Servers: tests/integration/lib-stores.bash on 127.0.0.1. The
+fleet: tests/integration/lib-fleet.bash's fleet_test per tool and store (six machines).
+
+Per store, paired rounds (one hyperfine invocation each, both sides, the order alternating):
+reported are the median of each side over every run, the median over rounds of the ratio of the
+round's medians remote / local (and its quartiles: this machine's noise), and the counts that
+show each side was what it says (ccache's stats_log, sccache's server statistics).
+
+Environment: BENCH_STORES_ROUNDS (default 10, --quick 3), BENCH_STORES_RUNS (runs of each side
+per round, default 5, --quick 3), BENCH_STORES_FLEET (units of the fleet's project, default 8,
+--quick 2; 0: no fleet), BENCH_STORES_FLEET_STORES (default "redis shards webdav s3", --quick
+"redis": each tool on those it takes), BENCH_STORES_STACKS (default "debian12 sid"), BENCH_STORES_ONLY (store
+ids: ccache-redis ... sccache-cluster, fleet-ccache-redis ...), SID_BUILD_DIR (default
+<repo>/build-sid), SHIMCTL_SID_ROOT (default /var/cache/shimctl/sid-root). Nothing is gated on
+time: a store that fails is reported as failed.
+"""
+import json
+import os
+import shutil
+import statistics
+import subprocess
+from pathlib import Path
+
+from .common import BenchError, loadavg, log
+
+STORE_NAMES = {"redis": "Redis", "redis-pw": "Redis, requirepass", "shards": "3 sharded Redis (ccache's shards)",
+               "webdav": "WebDAV (nginx)", "s3": "S3 (s3rver)", "cluster": "Redis Cluster (3 masters)"}
+S3RVER = Path("/var/cache/shimctl/s3rver")
+
+
+def settings(quick):
+    env = lambda k, d: int(os.environ.get(k) or d)
+    return (env("BENCH_STORES_ROUNDS", 3 if quick else 10), env("BENCH_STORES_RUNS", 3 if quick else 5),
+            env("BENCH_STORES_FLEET", 2 if quick else 8),
+            os.environ.get("BENCH_STORES_FLEET_STORES") or ("redis" if quick else "redis shards webdav s3"))
+
+
+def run_stack(argv):
+    if subprocess.run([str(a) for a in argv], stdin=subprocess.DEVNULL).returncode != 0:
+        raise BenchError(f"the stores stack failed: {' '.join(map(str, argv))}")
+
+
+def section_stores(b):
+    """Runs the stacks, puts stores.md (the tables) into the results, writes STORES.md unless the
+    full run (whose BENCHMARKS.md gets the same section); returns the markdown."""
+    rounds, runs, fleet, fleet_stores = settings(b.quick)
+    stacks = os.environ.get("BENCH_STORES_STACKS", "debian12 sid").split()
+    only = [f"BENCH_STORES_ONLY={os.environ.get('BENCH_STORES_ONLY', '')}", f"BENCH_STORES_FLEET_STORES={fleet_stores}"]
+    script = b.scripts / "lib" / "bench-stores.bash"
+    nice = ["nice", "-n", str(b.nice)]
+    load_start = loadavg()
+    for stack in stacks:
+        work = b.W / f"stores-{stack}"
+        if stack == "debian12":
+            log(f"stores: debian12, {rounds} rounds x {runs} runs, fleet {fleet} units on {fleet_stores} (shimctl: {b.build})")
+            run_stack(["env", *only, *nice, "bash", script, stack, work, b.shimctl, rounds, runs,
+                       fleet])
+        elif stack == "sid":
+            why = sid_missing(b)
+            if why and b.section == "all":  # the full run goes on without the sid leg
+                log(f"stores: sid leg skipped: {why}")
+                continue
+            if why:
+                raise BenchError(why)
+            run_sid(b, script, work, rounds, runs, fleet, only, nice)
+        else:
+            raise BenchError(f"BENCH_STORES_STACKS: unknown stack {stack} (debian12, sid)")
+    info = {"started": b.get("bench.started"), "load_start": load_start, "load_end": loadavg(),
+            "machine": f"{os.cpu_count()} cores, {b.get('machine.cpu')}", "rounds": rounds, "runs": runs}
+    md = report(info, [read_stack(b.W / f"stores-{s}", s) for s in stacks if (b.W / f"stores-{s}").is_dir()])
+    b.put("stores.md", md)
+    title = f"# Team stores (scripts/bench --section stores{' --quick' if b.quick else ''}, {info['started']})\n\n"
+    print(title + md, end="", flush=True)
+    if b.section == "stores":  # the full run: the same section in BENCHMARKS.md
+        (b.out / "STORES.md").write_text(title + md)
+        log(f"wrote {b.out}/STORES.md")
+    return md
+
+
+def sid_paths(b):
+    return (Path(os.environ.get("SHIMCTL_SID_ROOT", "/var/cache/shimctl/sid-root")),
+            Path(os.environ.get("SID_BUILD_DIR") or b.root / "build-sid").absolute())
+
+
+def sid_missing(b):
+    """Why the sid leg cannot run, or None."""
+    sid_root, sid_build = sid_paths(b)
+    if not os.access(sid_root / "bin/sh", os.X_OK):
+        return f"no sid root at {sid_root}: run scripts/make-sid-root {sid_root}"
+    if not (os.access(sid_build / "installer/shimctl", os.X_OK) and os.access(sid_build / "shim/shimctl-shim", os.X_OK)):
+        return f"no shimctl build in {sid_build} (SID_BUILD_DIR; see scripts/lib/bench/cold.py, 'Builds')"
+    if not (str(sid_build) + "/").startswith(str(b.root) + "/"):
+        return f"SID_BUILD_DIR must be inside {b.root} (scripts/sid-run binds the checkout)"
+    return None
+
+
+def run_sid(b, script, work, rounds, runs, fleet, only, nice):
+    sid_root, sid_build = sid_paths(b)
+    shimctl = sid_build / "installer/shimctl"
+    # The sid root has no hyperfine: the host's (Debian 12's glibc is older, so it runs there).
+    hf = sid_build / "host-hyperfine" / "hyperfine"
+    hf.parent.mkdir(exist_ok=True)
+    shutil.copy2(shutil.which("hyperfine"), hf)
+    binds = [b.W] + ([S3RVER] if (S3RVER / "node_modules/.bin/s3rver").exists() else [])
+    log(f"stores: sid, {rounds} rounds x {runs} runs, fleet {fleet} units (shimctl: {sid_build}, root {sid_root})")
+    try:
+        run_stack([b.scripts / "sid-run", *[a for d in binds for a in ("--bind", d)], sid_root, "env",
+                   f"BENCH_HYPERFINE={hf}", *only, *nice, "bash", script, "sid", work, shimctl,
+                   rounds, runs, fleet])
+    finally:
+        for d in binds:  # sid-run's mount points, left empty in the root
+            for p in [d, *d.parents][:-1]:
+                try:
+                    os.rmdir(f"{sid_root}{p}")
+                except OSError:
+                    break
+
+
+def tsv(path):
+    try:
+        return [l.split("\t") for l in Path(path).read_text().splitlines() if l.strip()]
+    except OSError:
+        return []
+
+
+def read_stack(work, stack):
+    """One stack's results: info, stores [(id, tool, kind, status, side medians, ratios, counts)], fleet."""
+    info = dict(l[:2] for l in tsv(work / "info") if len(l) >= 2)
+    counts = {}
+    for l in tsv(work / "counts.tsv"):
+        if len(l) >= 3:  # ID SIDE COUNTS [READ-MS-PER-HIT PREPROCESSOR-CACHE-MODE] (sccache)
+            counts.setdefault(l[0], {})[l[1]] = l[2].split() + l[3:]
+    stores = []
+    for sid, tool, kind, status in (l[:4] for l in tsv(work / "stores.tsv")):
+        times, ratios = {}, {}
+        for f in sorted((work / sid / "json").glob("r*.json")):
+            med = {}
+            for r in json.loads(f.read_text())["results"]:
+                times.setdefault(r["command"], []).extend(t * 1e3 for t in r["times"])
+                med[r["command"]] = r["median"]
+            for side in med:
+                if side != "local" and "local" in med:
+                    ratios.setdefault(side, []).append(med[side] / med["local"])
+        stores.append({"id": sid, "tool": tool, "kind": kind, "status": status, "times": times, "ratios": ratios,
+                       "counts": counts.get(sid, {})})
+    unc = []
+    for f in (work / "uncached" / "json").glob("*.json"):
+        unc += [t * 1e3 for r in json.loads(f.read_text())["results"] for t in r["times"]]
+    fleet = {}
+    for l in tsv(work / "fleet.tsv"):
+        fleet.setdefault((l[0], l[1]), {})[l[2]] = l[3:]
+    return {"stack": stack, "info": info, "stores": stores, "uncached": unc, "fleet": fleet}
+
+
+def med(v):
+    return f"{statistics.median(v):.0f}" if v else "-"
+
+
+def quartiles(v):
+    if len(v) < 2:
+        return f"{v[0]:.2f}" if v else "-"
+    q = statistics.quantiles(v, n=4)
+    return f"{q[0]:.2f}-{q[2]:.2f}"
+
+
+def counts_text(c):
+    """Each side's 'COMPILES LOCAL-HITS REMOTE-HITS MISSES' (warm-ups included)."""
+    out = []
+    for side, v in c.items():
+        n, lh, rh, m = v[:4]
+        out.append(f"{side}: {lh if side == 'local' else rh}/{n} {'local' if side == 'local' else 'remote'} hits"
+                   + (f", {m} misses" if m != "0" else "")
+                   + (f", reads {v[4]} ms/hit" if len(v) > 4 and v[4] != "-" else "")
+                   + (f", preprocessor cache mode {'on' if v[5] == 'true' else 'off'}" if len(v) > 5 else ""))
+    return "; ".join(out) or "-"
+
+
+def tool_version(s, tool):
+    v = s["info"].get(tool, tool)
+    return v.replace("ccache version ", "ccache ").replace("sccache ", "sccache ")
+
+
+def report(info, stacks):
+    L = [f"{info['machine']}; load (1/5/15 min) {info['load_start']} at the start, {info['load_end']} at the end: "
+         "the machine is shared, so each figure below is noisy; the pairing (both sides in every round) is what "
+         "makes the ratio comparable.", ""]
+    for s in stacks:
+        i = s["info"]
+        L.append(f"- {s['stack']}: {i.get('toolchain', '?')}; {i.get('ccache', '?')}"
+                 + (f"; {i['sccache']}" if s["stack"] == "sid" and i.get("sccache") else "")
+                 + f"; {i.get('shimctl', '?')}; {i.get('hyperfine', '?')}; compile `{i.get('compile', '?')}`")
+    L += ["", "### A remote hit against a local hit, per store", "",
+          f"Paired rounds: {info['rounds']} rounds, each one hyperfine invocation of every side ({info['runs']} runs "
+          "and a warm-up each, the order rotated per round); medians over all runs of a side; ratios: the median "
+          "over rounds of the round's medians (p25-p75 in brackets). Counts over all runs, warm-ups included "
+          "(ccache's stats_log per compile; sccache's server statistics before and after).", "",
+          "- local: ccache with a warm local cache (a local hit never asks the store); sccache 0.17 with its "
+          "local disk cache (the same prefix installed without `--remote`).",
+          "- remote: ccache with an empty `CCACHE_DIR` before every run (hyperfine `--prepare`): every hit is "
+          "read from the store and written to the new local cache, as on a fresh machine. sccache 0.17 with a "
+          "remote keeps no local copy: every hit is a store read; and its preprocessor cache mode is for its "
+          "local disk cache only (`use_preprocessor_cache_mode` in its statistics), so a remote hit "
+          "runs the preprocessor before it knows the key: most of its time is that, not the store.",
+          "- store's share: ccache: the same empty cache dir, but with the warm one's inode cache copied in "
+          "(ccache keeps it in the cache dir; without it every header in the manifest is hashed again, no "
+          "cost of the store); sccache: its server's store read time per hit (`cache_read_hit_duration`; the "
+          "local side's read time is in the counts).", "",
+          "| stack | tool | store | local hit ms | remote hit ms | remote / local (p25-p75) | store's share ms | "
+          "share / local (p25-p75) | rounds | counts |",
+          "|---|---|---|---|---|---|---|---|---|---|"]
+    for s in stacks:
+        for x in s["stores"]:
+            name = STORE_NAMES.get(x["kind"], x["kind"])
+            t, r = x["times"], x["ratios"]
+            if x["status"] != "ok" or not r.get("remote"):
+                L.append(f"| {s['stack']} | {tool_version(s, x['tool'])} | {name} | {x['status']} | | | | | 0 | "
+                         f"see errors.log in the work dir (--keep) |")
+                continue
+            ratio = lambda side: (f"{statistics.median(r[side]):.2f} ({quartiles(r[side])})" if r.get(side) else "-")
+            share = med(t.get("remote-inode"))
+            if x["tool"] == "sccache":
+                v = x["counts"].get("remote", [])
+                share = f"{v[4]} (store read)" if len(v) > 4 else "-"
+            L.append(f"| {s['stack']} | {tool_version(s, x['tool'])} | {name} | {med(t.get('local'))} | "
+                     f"{med(t.get('remote'))} | {ratio('remote')} | {share} | {ratio('remote-inode')} | "
+                     f"{len(r['remote'])} | {counts_text(x['counts'])} |")
+        if s["uncached"]:
+            L.append(f"| {s['stack']} | none | uncached compile, for scale | | {med(s['uncached'])} | | | | "
+                     f"{len(s['uncached'])} runs | the pristine prefix's clang++ |")
+    fl = [(s, k, v) for s in stacks for k, v in s["fleet"].items()]
+    if fl:
+        L += ["", "### The fleet's hit rates", "",
+              "tests/integration/lib-fleet.bash's fleet_test, once per tool and store: six machines (private "
+              "mount namespaces, each its own prefix copy at /opt/fleet/rocm, HOME and local cache) build one "
+              "generated HIP project; m1 fills the store, m2..m4 and m5 at once, m5's toolchain has one device "
+              "library changed (it must get no hit), m6 after m5 with an empty local cache. Per machine: remote "
+              "hits / compiles (the tool's own counts: ccache's remote_storage_hit, sccache's hits). "
+              "\"checks\": fleet_test's own checks (>= 95 % hits for m2..m4, m6; 0 for m1 and m5; objects "
+              "byte-identical to the real compiler's).", "",
+              "| stack | tool | store | m1 | m2 | m3 | m4 | m5 (changed toolchain) | m6 | checks | wall s |",
+              "|---|---|---|---|---|---|---|---|---|---|---|"]
+        for s, (tool, kind), m in fl:
+            cells = []
+            for n in ("m1", "m2", "m3", "m4", "m5", "m6"):
+                v = m.get(n)
+                try:
+                    hits, comp = int(v[0]), int(v[1])
+                    cells.append(f"{hits}/{comp} ({100 * hits // comp} %)" if comp else f"{hits}/0")
+                except (TypeError, ValueError, IndexError):
+                    cells.append("?")
+            res = m.get("result", ["?", "?"])
+            L.append(f"| {s['stack']} | {tool_version(s, tool)} | {STORE_NAMES.get(kind, kind)} | " + " | ".join(cells)
+                     + f" | {res[0]} | {res[1] if len(res) > 1 else '?'} |")
+    return "\n".join(L) + "\n"
+
+
+def section_md(r):
+    """The section of BENCHMARKS.md (the full run)."""
+    return f"\n## Team stores (scripts/bench --section stores)\n\n{r['stores.md']}" if r.get("stores.md") else ""
