@@ -12,7 +12,9 @@
 #   ROUNDS RUNS  paired rounds per store, hyperfine runs of each side per round
 #   FLEET-UNITS  units of the fleet's project (0: no fleet)
 # Environment: BENCH_HYPERFINE (default hyperfine: the sid root has none, stores.py stages the
-# host's), BENCH_STORES_ONLY (store ids to run, e.g. "ccache-redis sccache-s3"; default all).
+# host's), BENCH_STORES_ONLY (store ids to run, e.g. "ccache-redis sccache-s3 fleet-ccache-redis";
+# default all), BENCH_STORES_FLEET_STORES (the fleet's stores, default "redis shards webdav s3":
+# each tool on those it takes).
 #
 # Each store: its server from tests/integration/lib-stores.bash on 127.0.0.1, a fresh copy of the
 # stack's prefix installed with `--remote URL --no-verify`, one kernel k.hip compiled as
@@ -25,11 +27,14 @@
 #                    (tens of ms, nothing to do with the store)
 #   sccache  local:  a second prefix installed without --remote (its server's local disk cache)
 #            remote: the store's prefix: sccache 0.17 with a remote keeps nothing locally, so
-#                    every hit is a read from the store
+#                    every hit is a read from the store (and, its preprocessor cache mode being
+#                    for its local disk cache only, a run of the preprocessor first: the store's
+#                    own share is its statistics' cache_read_hit_duration per hit)
 # The counts that prove each side is what it says: ccache's per-compile stats_log
 # (CCACHE_STATSLOG) of every run; sccache's server statistics before and after the rounds.
 # The fleet: lib-fleet.bash's fleet_test for each tool and store (its checks fail nothing here:
 # the figures are read from its machines' stats files). Nothing is gated on time.
+# shellcheck disable=SC2034 # suite, FLEET_*, CURRENT_TEST: read by lib.bash and lib-fleet.bash
 set -u
 [ $# -eq 6 ] || { sed -n '6,13p' "$0" >&2; exit 2; }
 STACK=$1 W=$2 SHIMCTL=$3 ROUNDS=$4 RUNS=$5 FLEET_N=$6
@@ -45,7 +50,7 @@ export SRC_DIR BUILD_DIR SHIMCTL
 HF=${BENCH_HYPERFINE:-hyperfine}
 mkdir -p "$W" && cd "$W" || exit 1
 W=$(pwd)
-# shellcheck source=../../tests/integration/lib.bash
+# shellcheck source=/dev/null
 source "$SRC_DIR/tests/integration/lib.bash" # fail, free_port, wait_until, the store starters
 source "$SRC_DIR/tests/integration/lib-fleet.bash"
 suite=bench-stores-$STACK
@@ -170,7 +175,7 @@ start_store() {
     cluster) start_redis_cluster 3 && STORE_URL="redis://127.0.0.1:${CLUSTER_PORTS[0]}|cluster" ;;
     webdav) start_webdav && STORE_URL=$WEBDAV_BASE/cache ;;
     s3) start_s3 shimbench && STORE_URL="s3://shimbench/bench|endpoint=$S3_ENDPOINT|region=us-east-1" &&
-      STORE_ENV=(AWS_ACCESS_KEY_ID=$S3_KEY_ID AWS_SECRET_ACCESS_KEY=$S3_SECRET) ;;
+      STORE_ENV=("AWS_ACCESS_KEY_ID=$S3_KEY_ID" "AWS_SECRET_ACCESS_KEY=$S3_SECRET") ;;
     *) fail "unknown store $1" ;;
   esac
 }
@@ -311,7 +316,7 @@ main() {
     local t k
     for t in ccache sccache; do
       [ "$t" = sccache ] && [ "$STACK" = debian12 ] && continue # 0.4: no remote
-      for k in redis shards webdav s3; do
+      for k in ${BENCH_STORES_FLEET_STORES:-redis shards webdav s3}; do
         [ "$t:$k" = ccache:s3 ] || [ "$t:$k" = sccache:shards ] && continue # refused by install
         fleet "$t" "$k"
       done
