@@ -71,6 +71,7 @@ fleet_machine_main() {
     "$SHIMCTL" status --json "$FLEET_PREFIX" >"$dir/status.json" || { echo "status failed"; return 1; }
   fi
   start=$(date +%s%N)
+  # shellcheck disable=SC2016 # expanded by the child bash
   for ((unit = 0; unit < $(cat "$dir/units"); unit++)); do printf 'unit_%03d\n' "$unit"; done |
     xargs -P 2 -I UNIT "$BASH" -c 'source "$1"; source "$2"; fleet_compile "$3" "$4"' _ \
       "$SRC_DIR/scripts/lib/cuid.bash" "$FLEET_LIB" UNIT "$mode" ||
@@ -159,6 +160,7 @@ fleet_new_machine() {
 }
 
 # fleet_machine DIR MODE: runs machine DIR (fleet_machine_main) in its own mount namespace.
+# shellcheck disable=SC2016 # expanded by the machine's bash
 fleet_machine() {
   FLEET_TOOL=${FLEET_TOOL:-} FLEET_URL=${FLEET_URL:-} FLEET_INSTALL_ENV=${FLEET_INSTALL_ENV:-} \
     SHIMCTL=$SHIMCTL SRC_DIR=$SRC_DIR FLEET_UNITS=$FLEET_UNITS \
@@ -204,8 +206,8 @@ fleet_stats() { cat "$1/stats" 2>/dev/null || echo "? ? ?"; }
 # fleet_expect_hit_rate DIR MIN-PERCENT [MAX-PERCENT]: machine DIR compiled every unit through its
 # cache tool, with a remote hit rate within the bounds.
 fleet_expect_hit_rate() {
-  local hits compiles writes
-  read -r hits compiles writes < <(fleet_stats "$1")
+  local hits compiles
+  read -r hits compiles _ < <(fleet_stats "$1")
   expect_eq "$(cat "$1/units")" "$compiles" "${1##*/}: compiles its cache tool counted" || return 1
   [ $((hits * 100)) -ge $(($2 * compiles)) ] && [ $((hits * 100)) -le $((${3:-100} * compiles)) ] ||
     fail "${1##*/}: $hits remote hits of $compiles compiles: outside $2..${3:-100} %"
@@ -213,8 +215,8 @@ fleet_expect_hit_rate() {
 
 # fleet_line DIR: "NAME HITS/COMPILES (RATE %) install I s, compiles C s" for the figures.
 fleet_line() {
-  local hits compiles writes
-  read -r hits compiles writes < <(fleet_stats "$1")
+  local hits compiles
+  read -r hits compiles _ < <(fleet_stats "$1")
   printf '%s %s/%s hits (%s %%), install %s s, compiles %s s' "${1##*/}" "$hits" "$compiles" \
     "$( [ "$compiles" -gt 0 ] 2>/dev/null && echo $((hits * 100 / compiles)) || echo '?')" \
     "$(cat "$1/install.seconds" 2>/dev/null || echo '?')" "$(cat "$1/compile.seconds" 2>/dev/null || echo '?')"
@@ -230,7 +232,7 @@ fleet_say() {
 # FLEET_URL (FLEET_INSTALL_ENV: install's extra environment, e.g. S3 keys); COUNT-FUNCTION prints
 # how many entries the store holds.
 fleet_run() {
-  local tool=$1 store=$2 count=$3 start phase m rc=0 pids=() before after1 after2 after3
+  local tool=$1 store=$2 count=$3 start phase m w rc=0 pids=() before after1 after2 after3
   FLEET_TOOL=$tool
   fleet_references || return 1
   start=$(date +%s%N)
