@@ -69,6 +69,8 @@ fleet_machine_main() {
       --cache "$FLEET_TOOL" || { echo "install failed"; return 1; }
     fleet_seconds_since "$start" >"$dir/install.seconds"
     "$SHIMCTL" status --json "$FLEET_PREFIX" >"$dir/status.json" || { echo "status failed"; return 1; }
+    # shellcheck disable=SC2086 # FLEET_COMPILE_ENV: NAME=VALUE words (fleet_control's)
+    [ -z "${FLEET_COMPILE_ENV:-}" ] || export ${FLEET_COMPILE_ENV?}
   fi
   start=$(date +%s%N)
   # shellcheck disable=SC2016 # expanded by the child bash
@@ -163,6 +165,7 @@ fleet_new_machine() {
 # shellcheck disable=SC2016 # expanded by the machine's bash
 fleet_machine() {
   FLEET_TOOL=${FLEET_TOOL:-} FLEET_URL=${FLEET_URL:-} FLEET_INSTALL_ENV=${FLEET_INSTALL_ENV:-} \
+    FLEET_COMPILE_ENV=${FLEET_COMPILE_ENV:-} \
     SHIMCTL=$SHIMCTL SRC_DIR=$SRC_DIR FLEET_UNITS=$FLEET_UNITS \
     unshare --mount --propagation private "$BASH" -c 'source "$1"; fleet_machine_main "$2" "$3"' \
     _ "$FLEET_LIB" "$1" "$2"
@@ -343,4 +346,25 @@ fleet_count_s3() { s3_objects shimfleet fleet; }
 fleet_test() {
   fleet_store "$2" || return 1
   fleet_run "$1" "$2" "$FLEET_COUNT"
+}
+
+# fleet_control STORE: the teeth of m5's check, with ccache. When the toolchain's identity is out
+# of ccache's key (the user's own CCACHE_COMPILERCHECK=none wins over the shim's identity key),
+# ccache alone cannot see a device library: m5 (FLEET_SWAP swapped) is served m1's entries,
+# 100 % remote hits, and gets the original toolchain's objects instead of its own.
+fleet_control() {
+  local store=$1 m
+  FLEET_TOOL=ccache
+  fleet_references || return 1
+  fleet_store "$store" || return 1
+  fleet_new_machine "$TEST_DIR/m1" && fleet_new_machine "$TEST_DIR/m5" swap || return 1
+  for m in m1 m5; do
+    FLEET_COMPILE_ENV=CCACHE_COMPILERCHECK=none fleet_machine "$TEST_DIR/$m" install ||
+      fail "machine $m failed:"$'\n'"$(cat "$TEST_DIR/$m/log")"
+  done
+  for m in m1 m5; do fleet_say "${suite:-fleet} control ccache/$store, CCACHE_COMPILERCHECK=none: $(fleet_line "$TEST_DIR/$m")"; done
+  fleet_expect_hit_rate "$TEST_DIR/m1" 0 0
+  fleet_expect_objects "$TEST_DIR/m1" "$FLEET_REF"
+  fleet_expect_hit_rate "$TEST_DIR/m5" 100
+  fleet_expect_objects "$TEST_DIR/m5" "$FLEET_REF" # the others' objects: wrong for m5's toolchain
 }

@@ -3,6 +3,9 @@
 # machines (private mount namespaces, each with its own copy of the prefix at /opt/fleet/rocm,
 # its own build directory, HOME and local cache) install with --remote and build the same
 # generated HIP project; see lib-fleet.bash for what each machine does and what is checked.
+# The control shows that m5's check has teeth: with the toolchain's identity out of ccache's key
+# (the user's CCACHE_COMPILERCHECK=none), m5 is served the others' objects, wrong for its own
+# toolchain.
 # sid_fleet runs ccache 4.14.2 and sccache 0.17 on the sid stack.
 
 private_mounts
@@ -27,4 +30,9 @@ test_ccache_sharded_redis() {
 test_ccache_webdav() {
   TEST "ccache 4.7.5 fleet on nginx WebDAV (http://): hits, reference objects, m5 apart"
   fleet_test ccache webdav
+}
+
+test_control_without_the_identity_m5_gets_the_fleets_objects() {
+  TEST "control: with CCACHE_COMPILERCHECK=none (no toolchain identity in the key) m5 hits and gets the others' objects"
+  fleet_control redis
 }
