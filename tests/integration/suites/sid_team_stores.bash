@@ -3,8 +3,8 @@
 # Redis with requirepass and ACL users (a read-write one, a read-only one), nginx WebDAV behind
 # auth_basic, TLS (rediss://, https://) with a CA made by openssl and given as |ca=, S3 (s3rver),
 # ccache's own shards (3 redis-servers) and sccache's Redis Cluster (3 masters). Everything goes
-# through the product: `shimctl install $P --cache ... --remote URL` (the forms of
-# /work/i24/contract.md), then compiles through $P/bin/hipcc and $P/lib/llvm/bin/clang++.
+# through the product: `shimctl install $P --cache ... --remote URL` (issue 24's --remote forms),
+# then compiles through $P/bin/hipcc and $P/lib/llvm/bin/clang++.
 #
 # "Machine X" is the one prefix with an empty local cache of its own ($TEST_DIR/cache-X or
 # $TEST_DIR/sc-X, and for sccache a server of its own on a port of its own): only the store is
