@@ -33,7 +33,7 @@ FLEET_ROOT=/opt/fleet
 FLEET_PREFIX=$FLEET_ROOT/rocm
 FLEET_BUILD=$FLEET_ROOT/build
 FLEET_SRC=$FLEET_ROOT/src
-FLEET_UNITS=${FLEET_UNITS:-8}
+FLEET_UNITS=${FLEET_UNITS:-6}
 # m5 (and its references) compiles the first FLEET_M5_UNITS units only: each is a miss, the most
 # expensive part of a combination, and half the project shows "0 hits" as well as all of it.
 FLEET_M5_UNITS=${FLEET_M5_UNITS:-4}

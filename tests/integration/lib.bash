@@ -423,3 +423,5 @@ sc_counts() {
 
 # Team stores (redis with auth/TLS/shards/cluster, WebDAV, S3): tests/integration/lib-stores.bash.
 source "$SRC_DIR/tests/integration/lib-stores.bash"
+# Passwords and captured outputs of the credential tests: tests/integration/lib-secrets.bash.
+source "$SRC_DIR/tests/integration/lib-secrets.bash"

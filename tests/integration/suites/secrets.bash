@@ -15,8 +15,6 @@ suite_requires() {
       { [ -x /usr/lib/llvm-15/bin/clang ] && [ -f /usr/bin/hipcc.pl ] && command -v jq >/dev/null; }; }
 }
 
-# A password no file or message could hold by chance.
-password() { printf '%s%04x%04x%04x' "$1" $$ $RANDOM $RANDOM; }
 
 # start_auth_redis PASSWORD: a redis-server on a free port of 127.0.0.1 that wants PASSWORD
 # (REDIS_PORT, REDIS_PW); stopped by cleanup.
@@ -64,25 +62,7 @@ as_user() {
     sh -c 'cd "$HOME" && exec "$@"' sh "$@"
 }
 
-# out NAME CMD...: runs CMD with its stdout and stderr in $TEST_DIR/out/NAME (every output the
-# test looks through for a password); CMD's exit status.
-out() {
-  local name=$1
-  shift
-  mkdir -p "$TEST_DIR/out"
-  "$@" > "$TEST_DIR/out/$name" 2>&1
-}
-shown() { cat "$TEST_DIR/out/$1"; }
 
-# expect_not_shown PASSWORD...: no captured output holds any PASSWORD.
-expect_not_shown() {
-  local pw hits
-  [ -n "$(ls "$TEST_DIR/out")" ] || fail "no output captured"
-  for pw in "$@"; do
-    hits=$(grep -lF -- "$pw" "$TEST_DIR"/out/* | xargs -r -n1 basename | tr '\n' ' ')
-    [ -z "$hits" ] || fail "the password is in the output of: $hits"
-  done
-}
 
 # expect_files_holding PASSWORD "EXPECTED" DIR...: the files under the DIRs that hold PASSWORD
 # (grep -r: symlinks below a DIR are not followed) are exactly EXPECTED (a list, or "").

@@ -27,27 +27,8 @@ suite_requires() {
 
 # ---- outputs and credentials (as suites/secrets.bash) ----------------------------------------
 
-# password WORD: a password no file or message could hold by chance.
-password() { printf '%s%04x%04x%04x' "$1" $$ $RANDOM $RANDOM; }
 
-# out NAME CMD...: CMD with its stdout and stderr in $TEST_DIR/out/NAME; CMD's exit status.
-out() {
-  local name=$1
-  shift
-  mkdir -p "$TEST_DIR/out"
-  "$@" > "$TEST_DIR/out/$name" 2>&1
-}
-shown() { cat "$TEST_DIR/out/$1"; }
 
-# expect_not_shown PASSWORD...: no captured output holds any PASSWORD.
-expect_not_shown() {
-  local pw hits
-  [ -n "$(ls "$TEST_DIR/out")" ] || fail "no output captured"
-  for pw in "$@"; do
-    hits=$(grep -lF -- "$pw" "$TEST_DIR"/out/* | xargs -r -n1 basename | tr '\n' ' ')
-    [ -z "$hits" ] || fail "the password is in the output of: $hits"
-  done
-}
 
 # expect_only_secrets_hold PASSWORD DIR...: under $P, $TMPDIR and the DIRs only $P/.shimctl/secrets holds
 # PASSWORD (grep -r, symlinks not followed), and that file is root's, mode 0600.
