@@ -3,6 +3,7 @@
 #include <fmt/ranges.h> // fmt::join (fmt >= 10)
 #include <set>
 #include <shimctl/cache/cache_backend.hpp>
+#include <shimctl/cache/remote_url.hpp>
 #include <shimctl/cache/sccache_server.hpp>
 #include <shimctl/commands/adopt.hpp>
 #include <shimctl/commands/reconfigure.hpp>
@@ -72,7 +73,7 @@ util::Status remote_change(const InstallOptions& o,
   std::optional<std::string> url; // the remote asked for, in full
   if (o.remote) {
     url = o.remote;
-    r.cache.remote_read_only = o.remote_read_only;
+    r.cache.remote_read_only = o.remote_read_only || cache::names_read_only(*o.remote);
   } else if (o.remote_read_only && !m.cache.remote_read_only) {
     if (!m.cache.remote)
       return fail(ExitCode::usage,

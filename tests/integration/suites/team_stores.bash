@@ -226,6 +226,10 @@ test_redis_acl_users_read_write_and_read_only() {
   expect_eq 4 "$(redis_keys "$STORE_PORT" "$STORE_PW")" "keys in Redis after verify of the read-only client"
   # ccache's own spelling, URL|read-only, the same.
   install_remote bar-read-only "$rw|read-only"
+  out status-json-bar "$SHIMCTL" status "$P" --json || fail "status --json: $(shown status-json-bar)"
+  expect_eq "true" "$(jq -r '.cache.remote_read_only | tostring' "$TEST_DIR/out/status-json-bar")" \
+    "status --json's read-only for URL|read-only"
+  grep -q "|read-only|read-only" "$P/.shimctl/secrets" && fail "the secrets file says |read-only twice"
   cxx e s5.cpp
   cxx e s2.cpp
   expect_wrote_nothing e
