@@ -20,6 +20,7 @@
 #include "target_key.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -48,6 +49,7 @@ static size_t cache_env_count;
 static char env_arena[ENV_ARENA];
 static size_t env_arena_used;
 static char active_entry[] = "SHIMCTL_ACTIVE=1";
+static char no_pieces_entry[] = "SHIMCTL_PIECES=0";
 static bool keyed_by_identity; /* compiler_check_entry goes to the cache tool (decided in main) */
 static char compiler_check_entry[] = "CCACHE_COMPILERCHECK=string:shimctl-"
                                      "................................";
@@ -239,6 +241,28 @@ static bool push_secrets(void) {
   return true;
 }
 
+/* Under SHIMCTL_SHIM_TRACE=1: the shim's stderr, kept open as another descriptor and named in
+ * SHIMCTL_TRACE_FD=<fd>:<device>:<inode>, for `shimctl compile-pieces` under the cache tool to
+ * trace to (its own stderr goes into the cached result: ccache replays it on every hit). */
+static bool push_trace_fd(void) {
+  static char entry[96];
+  struct stat st;
+  int fd = fcntl(2, F_DUPFD, 100);
+  if (fd < 0 || fstat(fd, &st) != 0)
+    return true; /* no trace from there, that is all */
+  char fd_text[24], dev_text[24], ino_text[24];
+  concat(entry,
+         sizeof entry,
+         "SHIMCTL_TRACE_FD=",
+         shimctl_decimal((unsigned long long)fd, fd_text),
+         ":",
+         shimctl_decimal((unsigned long long)st.st_dev, dev_text),
+         ":",
+         shimctl_decimal((unsigned long long)st.st_ino, ino_text),
+         NULL);
+  return push_env(entry);
+}
+
 /* environ + secrets + setenv defaults + appendenv + CCACHE_BASEDIR + SHIMCTL_ACTIVE=1, into
  * cache_env. */
 static bool build_cache_environment(void) {
@@ -280,6 +304,12 @@ static bool build_cache_environment(void) {
     if (at < 0 || !(cache_env[at] = with_target_key(cache_env[at])))
       return false;
   }
+  if (shim.trace && !push_trace_fd())
+    return false;
+  /* ccache sets CCACHE_DISABLE=1 for the compiler it runs, and the pieces unset it: when the
+   * user set it, the compile is meant to run uncached, whole. */
+  if (shim.config.cache_is_ccache && getenv("CCACHE_DISABLE") && !push_env(no_pieces_entry))
+    return false;
   if (!push_env(active_entry))
     return false;
   cache_env[cache_env_count] = NULL;
@@ -540,6 +570,40 @@ static int answer_probe(const char* real,
   return answer_probe_call(real, identity, target_key.buf, argc, argv);
 }
 
+/* ---- Per-target pieces (installer/shimctl/pieces/) ---------------------------------------
+ * The cache tool runs the compiler only on a miss, and then through this shim (SHIMCTL_ACTIVE):
+ * there a clang HIP compile of one source for two or more GPU targets goes to `shimctl
+ * compile-pieces`, which builds the object from one cached piece per target (or runs the
+ * compile whole, saying why). The hit path never comes here. SHIMCTL_PIECES=0 turns it off. */
+static void compile_pieces(const char* real,
+                           const struct shimctl_compiler* compiler,
+                           int argc,
+                           char** argv,
+                           char* for_cache) {
+  if (!shim.config.identity_helper || env_is("SHIMCTL_PIECES", "0") ||
+      starts_with(base_name(compiler->name), "hipcc") || (size_t)argc + 8 > MAX_ARGS)
+    return;
+  struct call_traits call = traits_of(argc, argv, NULL, NULL);
+  if (call.kind != CALL_COMPILE || !call.object_compile || call.device_only ||
+      call.gpu_targets < 2 || !compiles_hip(&call, false))
+    return;
+  char** helper_argv = cache_argv; /* unused on this path */
+  static char verb[] = "compile-pieces", ccache_kind[] = "ccache", sccache_kind[] = "sccache",
+              end[] = "--";
+  size_t n = 0;
+  helper_argv[n++] = (char*)shim.config.identity_helper;
+  helper_argv[n++] = verb;
+  helper_argv[n++] = (char*)shim.config.cache_path;
+  helper_argv[n++] = shim.config.cache_is_ccache ? ccache_kind : sccache_kind;
+  helper_argv[n++] = (char*)real;
+  helper_argv[n++] = for_cache;
+  helper_argv[n++] = end;
+  for (int i = 0; i < argc; i++)
+    helper_argv[n++] = argv[i];
+  helper_argv[n] = NULL;
+  execve(shim.config.identity_helper, helper_argv, environ); /* else: the compile runs whole */
+}
+
 /* With SHIMCTL_STRICT=1: prints the parts and exits 1. Otherwise returns. */
 #define STRICT_FAIL(...)                                                                           \
   do {                                                                                             \
@@ -585,8 +649,11 @@ int main(int argc, char** argv) {
   char real[PATH_MAX];
   if (!path_in_self_dir(real, compiler->real_name, ""))
     run_without_config(argv, invoked, "path too long");
-  if (passes_through(argc, argv))
+  if (passes_through(argc, argv)) {
+    if (getenv("SHIMCTL_ACTIVE"))
+      compile_pieces(real, compiler, argc, argv, compiler_for_cache(argv0, invoked, known));
     exec_original(real, compiler->name, argv);
+  }
   struct call_traits call =
     traits_of(argc, argv, getenv("HCC_AMDGPU_TARGET"), getenv("HIPCC_COMPILE_FLAGS_APPEND"));
   /* From here on the original runs with the shim's -cuid= too (formats.h): the same object with

@@ -203,8 +203,12 @@ struct call_traits traits_of(int argc, char** argv, const char* amdgpu, const ch
     if (!is_value && argv[i][0] == '-')
       option_traits(&c, argv[i]);
     const char* value = target_value(argv[i], i + 1 < argc ? argv[i + 1] : NULL);
-    if (value)
+    if (value) {
       c.target = named_target(c.target, starts_with(value, "native"));
+      c.gpu_targets++;
+      for (const char* comma = strchr(value, ','); comma; comma = strchr(comma + 1, ','))
+        c.gpu_targets++;
+    }
     c.host_cpu = c.host_cpu || names_host_cpu(argv[i]);
     if (is_value) {
       is_value = false;

@@ -52,6 +52,8 @@ struct call_traits {
   bool names_dependencies; /* -MD, -MMD, -MF, -M, -Wp,-MD,..., --write-dependencies, ... */
   bool device_only;        /* --cuda-device-only, --offload-device-only, hipcc's --genco */
   bool response_file;      /* an @file argument: it may say any of the above */
+  /* For per-target pieces (main.c): */
+  unsigned gpu_targets; /* targets the arguments name (comma lists counted apart) */
 };
 
 /* CALL compiles one HIP source: -x hip, a .hip file, or (HIPCC: the compiler is hipcc) a

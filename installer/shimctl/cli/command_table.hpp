@@ -66,6 +66,9 @@ void add_status_command(CLI::App& app, core::Context& context, Registry& registr
 void add_refresh_command(CLI::App& app, core::Context& context, Registry& registry);
 // `shimctl fingerprint` and `shimctl cache-key` (cmd_fingerprint.cpp).
 void add_fingerprint_commands(CLI::App& app, core::Context& context, Registry& registry);
+// `shimctl compile-pieces ...` (cmd_compile_pieces.cpp): the shim's, dispatched by main before
+// the parser (it must start fast and never fail a compile); returns the compile's exit code.
+int run_compile_pieces(int argc, char** argv);
 // `shimctl cache export|import` (cmd_cache.cpp).
 void add_cache_commands(CLI::App& app, core::Context& context, Registry& registry);
 // `shimctl measure` (cmd_measure.cpp).

@@ -1,0 +1,225 @@
+#include <algorithm>
+#include <array>
+#include <shimctl/pieces/offload_call.hpp>
+#include <string_view>
+
+namespace shimctl::pieces {
+
+namespace {
+
+bool starts_with(std::string_view s, std::string_view prefix) {
+  return s.starts_with(prefix);
+}
+
+// Options after which the value is the next argument (clang's spellings that a HIP compile
+// may carry). An unknown one makes its value look like a second input: the compile runs whole.
+bool takes_separate_value(std::string_view arg) {
+  static constexpr std::array names{
+    "-o",
+    "-x",
+    "-I",
+    "-isystem",
+    "-iquote",
+    "-idirafter",
+    "-include",
+    "-imacros",
+    "-isysroot",
+    "-iprefix",
+    "-iwithprefix",
+    "-iwithprefixbefore",
+    "-ivfsoverlay",
+    "-D",
+    "-U",
+    "-MF",
+    "-MT",
+    "-MQ",
+    "-Xclang",
+    "-mllvm",
+    "-Xlinker",
+    "-Xassembler",
+    "-Xpreprocessor",
+    "-Xarch_device",
+    "-Xarch_host",
+    "-target",
+    "-arch",
+    "-include-pch",
+    "-cxx-isystem",
+    "-L",
+    "-F",
+    "-B",
+    "--offload-arch",
+    "--cuda-gpu-arch",
+    "-Xcuda-ptxas",
+    "-Xcuda-fatbinary",
+    "-Xopenmp-target",
+    "--amdgpu-target",
+  };
+  return std::ranges::find(names, arg) != names.end();
+}
+
+// Options whose object a split cannot reproduce, or that are not one object per call.
+std::string_view refused_option(std::string_view arg) {
+  static constexpr std::array exact{
+    "--offload-new-driver",
+    "-foffload-via-llvm",
+    "--offload-compress",
+    "-fgpu-sanitize",
+    "-E",
+    "-S",
+    "-emit-llvm",
+    "-M",
+    "-MM",
+    "--cuda-device-only",
+    "--cuda-host-only",
+    "--offload-host-only",
+    "--offload-device-only",
+    "-fsyntax-only",
+    "--precompile",
+    "-###",
+    "-v",
+    "-gsplit-dwarf",
+    "--genco",
+    "-MJ",
+  };
+  if (std::ranges::find(exact, arg) != exact.end())
+    return arg;
+  static constexpr std::array prefixes{
+    "-save-temps",    "--save-temps", "-Xoffload-linker",
+    "-fuse-cuid=",    "-ftime-trace", "--no-offload-arch",
+    "-gsplit-dwarf=", "-MJ",          "--offload-compression-level",
+  };
+  for (std::string_view p : prefixes)
+    if (starts_with(arg, p))
+      return p;
+  if (starts_with(arg, "@"))
+    return "@file";
+  return {};
+}
+
+// -MD, -MMD, -MP, -MF X, -MT X, -MQ X, -Wp,-MD,X, --write-dependencies, ...: the depfile's.
+// Sets *VALUE_FOLLOWS when the next argument is the option's value.
+bool dependency_option(std::string_view arg, bool* value_follows) {
+  *value_follows = arg == "-MF" || arg == "-MT" || arg == "-MQ";
+  if (*value_follows || arg == "-MD" || arg == "-MMD" || arg == "-MP" || arg == "-MG")
+    return true;
+  return (starts_with(arg, "-MF") || starts_with(arg, "-MT") || starts_with(arg, "-MQ")) ||
+         starts_with(arg, "-Wp,-M") || starts_with(arg, "--write-dependencies") ||
+         starts_with(arg, "--write-user-dependencies") || starts_with(arg, "--dependencies") ||
+         starts_with(arg, "--user-dependencies");
+}
+
+// --offload-arch=A,B / --cuda-gpu-arch=A / --amdgpu-target=A: the value, else "" (NEXT: the
+// two-argument form's value).
+std::string_view target_option(std::string_view arg, std::string_view next, bool* separate) {
+  static constexpr std::array flags{ "--offload-arch", "--cuda-gpu-arch", "--amdgpu-target" };
+  *separate = false;
+  for (std::string_view flag : flags) {
+    if (!starts_with(arg, flag))
+      continue;
+    std::string_view rest = arg.substr(flag.size());
+    if (rest.starts_with('='))
+      return rest.substr(1);
+    if (rest.empty()) {
+      *separate = true;
+      return next;
+    }
+  }
+  return {};
+}
+
+void add_targets(OffloadCall& call, std::string_view list) {
+  while (!list.empty()) {
+    auto comma = list.find(',');
+    std::string one(list.substr(0, comma));
+    if (one.empty() || one == "native")
+      call.whole_reason = "a native or empty GPU target";
+    else if (std::ranges::find(call.targets, one) == call.targets.end())
+      call.targets.push_back(one);
+    if (comma == std::string_view::npos)
+      break;
+    list.remove_prefix(comma + 1);
+  }
+}
+
+} // namespace
+
+OffloadCall read_offload_call(const std::vector<std::string>& args) {
+  OffloadCall call;
+  bool compiles = false, hip_language = false, other_language = false;
+  bool source_is_hip = false;
+  int inputs = 0;
+  auto refuse = [&call](std::string_view why) {
+    if (call.whole_reason.empty())
+      call.whole_reason = why;
+  };
+  for (std::size_t i = 0; i < args.size(); i++) {
+    std::string_view arg = args[i];
+    std::string_view next = i + 1 < args.size() ? std::string_view(args[i + 1]) : "";
+    if (auto refused = refused_option(arg); !refused.empty()) {
+      refuse(std::string(refused) + " is given");
+      continue;
+    }
+    bool separate = false, value_follows = false;
+    if (dependency_option(arg, &value_follows)) {
+      i += value_follows ? 1 : 0;
+      continue;
+    }
+    if (arg == "-o" || (starts_with(arg, "-o") && arg.size() > 2)) {
+      call.output = arg == "-o" ? std::string(next) : std::string(arg.substr(2));
+      i += arg == "-o" ? 1 : 0;
+      continue;
+    }
+    call.check_args.emplace_back(arg);
+    if (auto targets = target_option(arg, next, &separate); separate || !targets.empty()) {
+      add_targets(call, targets);
+      if (separate && i + 1 < args.size())
+        call.check_args.emplace_back(args[++i]);
+      continue;
+    }
+    call.shared_args.emplace_back(arg);
+    if (arg == "-c") {
+      compiles = true;
+    } else if (arg == "-fgpu-rdc") {
+      call.rdc = true;
+    } else if (arg == "-fno-gpu-rdc") {
+      call.rdc = false;
+    } else if (starts_with(arg, "-cuid=")) {
+      call.cuid = arg.substr(6);
+    } else if (arg == "-x" || (starts_with(arg, "-x") && arg.size() > 2)) {
+      std::string_view lang = arg == "-x" ? next : arg.substr(2);
+      hip_language = lang == "hip";
+      other_language = !hip_language;
+      if (arg == "-x" && i + 1 < args.size()) {
+        call.shared_args.emplace_back(args[++i]);
+        call.check_args.emplace_back(args[i]);
+      }
+    } else if (takes_separate_value(arg)) {
+      if (i + 1 < args.size()) {
+        call.shared_args.emplace_back(args[++i]);
+        call.check_args.emplace_back(args[i]);
+      }
+    } else if (arg == "-") {
+      refuse("the source is stdin");
+    } else if (!arg.starts_with('-') && !arg.empty()) {
+      if (++inputs == 1) {
+        call.source = arg;
+        source_is_hip = hip_language || (!other_language && arg.ends_with(".hip"));
+      }
+    }
+  }
+  if (!compiles)
+    refuse("no -c");
+  else if (inputs != 1)
+    refuse(inputs == 0 ? "no input" : "several inputs");
+  else if (!source_is_hip)
+    refuse("not a HIP source");
+  else if (call.output.empty() || call.output == "-")
+    refuse("no -o file");
+  else if (call.cuid.empty())
+    refuse("no -cuid=");
+  else if (call.targets.size() < 2)
+    refuse("fewer than two GPU targets");
+  return call;
+}
+
+} // namespace shimctl::pieces

@@ -1,0 +1,28 @@
+// What a HIP compile's own arguments say about splitting it into one piece per GPU target:
+// the source, the output, the CUID, the targets, -fgpu-rdc, and the arguments each piece
+// shares; or why the compile must run whole.
+#pragma once
+#include <string>
+#include <vector>
+
+namespace shimctl::pieces {
+
+struct OffloadCall {
+  std::string source;               // the one HIP source, as named
+  std::string output;               // -o's value, as named
+  std::string cuid;                 // -cuid='s value
+  std::vector<std::string> targets; // as named (target IDs too), in order, each once
+  bool rdc = false;                 // -fgpu-rdc
+  // The arguments without the targets, -o and the dependency-file options: what every piece
+  // is compiled with (the host part keeps the dependency options: it writes the depfile).
+  std::vector<std::string> shared_args;
+  // The arguments without -o and the dependency-file options: the one-step compile that the
+  // first split of a toolchain is checked against.
+  std::vector<std::string> check_args;
+  std::string whole_reason; // why the compile runs whole; empty: it can be split
+};
+
+// ARGS: the compiler's arguments after argv[0].
+[[nodiscard]] OffloadCall read_offload_call(const std::vector<std::string>& args);
+
+} // namespace shimctl::pieces

@@ -1,0 +1,163 @@
+#include <algorithm>
+#include <map>
+#include <shimctl/pieces/offload_jobs.hpp>
+#include <string_view>
+
+namespace shimctl::pieces {
+
+namespace {
+
+std::string base_name(const std::string& path) {
+  auto slash = path.rfind('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+// The value after NAME in JOB ("-o" "x"), or "".
+std::string value_after(const Job& job, std::string_view name) {
+  for (std::size_t i = 0; i + 1 < job.size(); i++)
+    if (job[i] == name)
+      return job[i + 1];
+  return {};
+}
+
+bool has(const Job& job, std::string_view arg) {
+  return std::ranges::find(job, arg) != job.end();
+}
+
+// The processor of a target ID: "gfx90a" of "gfx90a:xnack+".
+std::string processor_of(std::string_view id) {
+  return std::string(id.substr(0, id.find(':')));
+}
+
+// A bundler target "hipv4-amdgcn-amd-amdhsa--gfx90a:xnack+" / "hip-amdgcn-amd-amdhsa-gfx90a":
+// its target ID; "" for the host's entry ("host-...") or an unknown kind.
+std::string target_id_of(std::string_view entry) {
+  static constexpr std::string_view triple = "amdgcn-amd-amdhsa";
+  if (!(entry.starts_with("hipv4-") || entry.starts_with("hip-")))
+    return {};
+  auto at = entry.find(triple);
+  if (at == std::string_view::npos)
+    return {};
+  entry.remove_prefix(at + triple.size());
+  while (entry.starts_with('-'))
+    entry.remove_prefix(1);
+  return std::string(entry);
+}
+
+std::vector<std::string> split_commas(std::string_view list) {
+  std::vector<std::string> out;
+  while (true) {
+    auto comma = list.find(',');
+    out.emplace_back(list.substr(0, comma));
+    if (comma == std::string_view::npos)
+      return out;
+    list.remove_prefix(comma + 1);
+  }
+}
+
+} // namespace
+
+std::vector<Job> parse_jobs(const std::string& text) {
+  std::vector<Job> jobs;
+  std::size_t at = 0;
+  while (at < text.size()) {
+    auto end = text.find('\n', at);
+    if (end == std::string::npos)
+      end = text.size();
+    std::string_view line(text.data() + at, end - at);
+    at = end + 1;
+    if (!line.starts_with(" \""))
+      continue; // the driver's banner: version, target, thread model, InstalledDir
+    Job job;
+    std::string arg;
+    bool quoted = false;
+    for (std::size_t i = 1; i < line.size(); i++) {
+      char c = line[i];
+      if (!quoted && c == '"') {
+        quoted = true;
+        arg.clear();
+      } else if (quoted && c == '\\' && i + 1 < line.size()) {
+        arg += line[++i];
+      } else if (quoted && c == '"') {
+        quoted = false;
+        job.push_back(arg);
+      } else if (quoted) {
+        arg += c;
+      }
+    }
+    if (!job.empty())
+      jobs.push_back(std::move(job));
+  }
+  return jobs;
+}
+
+OffloadPlan recognise_plan(const std::vector<Job>& jobs,
+                           const std::vector<std::string>& targets,
+                           bool rdc) {
+  OffloadPlan plan;
+  plan.rdc = rdc;
+  auto refuse = [&plan](std::string why) {
+    plan.whole_reason = std::move(why);
+    return plan;
+  };
+  std::map<std::string, std::string> device_output_cpu; // device cc1 -o -> -target-cpu
+  std::map<std::string, std::string> linked_from;       // lld -o -> its input
+  int host_jobs = 0, bundlers = 0;
+  for (const auto& job : jobs) {
+    std::string tool = base_name(job[0]);
+    if (has(job, "-cc1") && value_after(job, "-triple") == "amdgcn-amd-amdhsa") {
+      device_output_cpu[value_after(job, "-o")] = value_after(job, "-target-cpu");
+    } else if (has(job, "-cc1")) {
+      host_jobs++;
+      if (!rdc && !has(job, "-fcuda-include-gpubinary"))
+        return refuse("the host job embeds no GPU binary");
+    } else if ((tool == "lld" || tool == "ld.lld") && !rdc && job.size() > 2) {
+      linked_from[value_after(job, "-o")] = job.back();
+    } else if (tool == "clang-offload-bundler") {
+      bundlers++;
+      plan.bundler = job;
+    } else {
+      return refuse("the driver runs " + tool + " (not the old offload driver's pipeline)");
+    }
+  }
+  if (host_jobs != 1 || bundlers != 1)
+    return refuse("not one host job and one bundler");
+  if (device_output_cpu.size() != targets.size())
+    return refuse("not one device job per target");
+  std::string type, target_list;
+  std::vector<std::string> inputs;
+  for (const auto& arg : plan.bundler) {
+    if (arg.starts_with("-type="))
+      type = arg.substr(6);
+    else if (arg.starts_with("-targets="))
+      target_list = arg.substr(9);
+    else if (arg.starts_with("-input="))
+      inputs.push_back(arg.substr(7));
+    else if (arg.starts_with("-compress") || arg.starts_with("-unbundle") ||
+             arg.starts_with("-list"))
+      return refuse("the bundler is asked for " + arg);
+  }
+  if (type != "o")
+    return refuse("the bundler writes type " + type);
+  auto entries = split_commas(target_list);
+  if (entries.size() != inputs.size() || entries.size() != targets.size() + 1)
+    return refuse("the bundler's targets and inputs do not match the call's targets");
+  for (std::size_t i = 0; i < entries.size(); i++) {
+    if (entries[i].starts_with("host-")) {
+      plan.bundle_inputs.emplace_back();
+      continue;
+    }
+    std::string id = target_id_of(entries[i]);
+    if (id.empty() || std::ranges::find(targets, id) == targets.end())
+      return refuse("bundle entry " + entries[i] + " is not one of the call's targets");
+    // The input must come from the device job of that processor (through lld without rdc).
+    auto source = rdc ? inputs[i] : linked_from[inputs[i]];
+    auto cpu = device_output_cpu.find(source);
+    if (cpu == device_output_cpu.end() || cpu->second != processor_of(id))
+      return refuse("bundle entry " + entries[i] + " does not come from its target's device job");
+    plan.bundle_inputs.push_back(id);
+  }
+  return plan;
+}
+
+} // namespace shimctl::pieces

@@ -1,0 +1,239 @@
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <fmt/format.h>
+#include <shim/formats.h>
+#include <shimctl/pieces/offload_call.hpp>
+#include <shimctl/pieces/offload_jobs.hpp>
+#include <shimctl/pieces/piece_compile.hpp>
+#include <shimctl/pieces/piece_counts.hpp>
+#include <shimctl/pieces/piece_trace.hpp>
+#include <shimctl/util/dir.hpp>
+#include <shimctl/util/process.hpp>
+#include <shimctl/util/scratch.hpp>
+#include <shimctl/util/sha256.hpp>
+#include <shimctl/util/text.hpp>
+
+namespace shimctl::pieces {
+
+namespace {
+
+std::string env_or(const char* name, std::string fallback = {}) {
+  const char* value = std::getenv(name);
+  return value ? std::string(value) : fallback;
+}
+
+PieceResult whole(std::string why) {
+  return PieceResult{ false, 0, std::move(why) };
+}
+
+// The directory the counters go to: the cache tool's.
+std::string cache_dir_of(const PieceRequest& request) {
+  if (!request.ccache) {
+    if (auto dir = env_or("SCCACHE_DIR"); !dir.empty())
+      return dir;
+    char home[4096];
+    size_t len = shimctl_user_cache_home(
+      home, sizeof home, std::getenv("XDG_CACHE_HOME"), std::getenv("HOME"));
+    return len && len < sizeof home ? std::string(home, len) + "/sccache" : std::string();
+  }
+  if (auto dir = env_or("CCACHE_DIR"); !dir.empty())
+    return dir;
+  auto run = util::run({ request.cache_tool, "-k", "cache_dir" });
+  return run && run->ok() ? util::first_line(run->out) : std::string();
+}
+
+// The first split of a toolchain (its key: what the cache tool keys it by) is checked against
+// its one-step compile, and the verdict ("same" or "differ") kept in the user's cache home:
+// the directory and the file's name; "" when there is no cache home.
+std::pair<std::string, std::string> verdict_place(const PieceRequest& request, bool rdc) {
+  char home[4096];
+  size_t len =
+    shimctl_user_cache_home(home, sizeof home, std::getenv("XDG_CACHE_HOME"), std::getenv("HOME"));
+  if (!len || len >= sizeof home)
+    return {};
+  std::string key = fmt::format("{}\n{}\n{}\n{}",
+                                request.real,
+                                env_or("CCACHE_COMPILERCHECK"),
+                                env_or("SCCACHE_C_CUSTOM_CACHE_BUSTER"),
+                                rdc ? "rdc" : "objects");
+  return { std::string(home, len), util::sha256_hex(key).substr(0, 32) };
+}
+
+constexpr std::string_view verdicts_dir = "pieces-checked"; // in SHIMCTL_USER_CACHE_DIR
+
+std::string read_verdict(const std::pair<std::string, std::string>& place) {
+  return util::first_line(util::read_text_file(
+    fmt::format("{}/{}/{}/{}", place.first, SHIMCTL_USER_CACHE_DIR, verdicts_dir, place.second)));
+}
+
+void record_verdict(const std::pair<std::string, std::string>& place, bool same) {
+  auto home = util::Dir::open(place.first);
+  if (!home || !home->make_dir(SHIMCTL_USER_CACHE_DIR, 0700))
+    return;
+  auto ours = home->open_relative(SHIMCTL_USER_CACHE_DIR);
+  if (!ours || !ours->make_dir(verdicts_dir, 0700))
+    return;
+  if (auto dir = ours->open_relative(verdicts_dir))
+    (void)dir->write_atomic(place.second, same ? "same\n" : "differ\n", 0600);
+}
+
+bool same_bytes(const std::string& a, const std::string& b) {
+  auto ha = util::sha256_file(a), hb = util::sha256_file(b);
+  return ha && hb && *ha == *hb;
+}
+
+// ccache's stats log of one piece: served from the cache (local or remote).
+bool ccache_log_says_hit(const std::string& log) {
+  auto text = util::read_text_file(log);
+  return text.find("direct_cache_hit") != std::string::npos ||
+         text.find("preprocessed_cache_hit") != std::string::npos;
+}
+
+// Runs the compiler itself (argv[0] as the caller named it).
+util::Result<util::RunResult> run_compiler(const PieceRequest& request,
+                                           std::vector<std::string> args) {
+  args.insert(args.begin(), request.real);
+  util::RunOptions options;
+  options.argv0 = request.argv[0];
+  return util::run(args, options);
+}
+
+std::string safe_name(std::string_view id) {
+  std::string out(id);
+  std::ranges::replace_if(
+    out, [](char c) { return c == ':' || c == '/'; }, '_');
+  return out;
+}
+
+} // namespace
+
+PieceResult compile_from_pieces(const PieceRequest& request) {
+  std::vector<std::string> args(request.argv.begin() + 1, request.argv.end());
+  OffloadCall call = read_offload_call(args);
+  if (!call.whole_reason.empty())
+    return whole(call.whole_reason);
+  char expected[SHIMCTL_CUID_HEX + 1];
+  shimctl_cuid_value(expected, call.source.c_str(), call.output.c_str());
+  if (call.cuid != expected)
+    return whole("the CUID is not the shim's");
+  if (!request.ccache)
+    return whole("pieces are kept by ccache only");
+
+  auto verdict_at = verdict_place(request, call.rdc);
+  if (verdict_at.first.empty())
+    return whole("no cache home to record the pieces' check in");
+  std::string verdict = read_verdict(verdict_at);
+  if (verdict == "differ")
+    return whole("this toolchain's pieces once gave another object than its one-step compile");
+
+  auto jobs_args = args;
+  jobs_args.push_back("-###");
+  auto jobs = run_compiler(request, jobs_args);
+  if (!jobs || !jobs->ok())
+    return whole("the driver's -### failed");
+  OffloadPlan plan = recognise_plan(parse_jobs(jobs->err), call.targets, call.rdc);
+  if (!plan.whole_reason.empty())
+    return whole(plan.whole_reason);
+
+  auto scratch = util::ScratchDir::create("pieces");
+  if (!scratch)
+    return whole("no scratch directory: " + scratch.error().message);
+  std::string log = env_or(SHIMCTL_MEASURE_LOG);
+  PieceCounts counts;
+  std::string messages; // the pieces' and the host's stderr, in the one-step order
+  std::vector<std::string> piece_files(plan.bundle_inputs.size());
+  for (std::size_t i = 0; i < plan.bundle_inputs.size(); i++) {
+    const auto& id = plan.bundle_inputs[i];
+    if (id.empty())
+      continue;
+    piece_files[i] = scratch->file("piece-" + safe_name(id) + ".o");
+    std::vector<std::string> piece{ request.cache_tool, request.compiler };
+    piece.insert(piece.end(), call.shared_args.begin(), call.shared_args.end());
+    for (const char* flag : { "--cuda-device-only", "--no-gpu-bundle-output" })
+      piece.emplace_back(flag);
+    piece.push_back("--offload-arch=" + id);
+    piece.push_back("-o");
+    piece.push_back(piece_files[i]);
+    util::RunOptions options;
+    std::string stats_log = scratch->file("piece-" + safe_name(id) + ".stats");
+    options.env["CCACHE_STATSLOG"] = stats_log;
+    options.env["CCACHE_DISABLE"] = std::nullopt; // ccache's, for the compiler it runs (us)
+    auto ran = util::run(piece, options);
+    if (!ran || !ran->ok())
+      return whole("the piece for " + id + " failed");
+    messages += ran->err;
+    bool hit = ccache_log_says_hit(stats_log);
+    counts[std::string(hit ? piece_hit : piece_miss)]++;
+    trace(fmt::format("piece {} {}", id, hit ? "hit" : "miss (compiled)"));
+    if (!log.empty())
+      record_for_measure(log, hit ? piece_hit : piece_miss, id);
+  }
+
+  // The bundler as the driver runs it, with the pieces as its inputs.
+  std::string bundle = call.rdc ? call.output + ".shimctl-pieces" : scratch->file("bundle.hipfb");
+  Job bundler_args;
+  std::size_t input = 0;
+  for (const auto& arg : plan.bundler) {
+    if (arg.starts_with("-input=")) {
+      const auto& piece = piece_files[input];
+      bundler_args.push_back(!piece.empty() ? "-input=" + piece
+                             : call.rdc     ? "-input=" + call.output
+                                            : arg);
+      input++;
+    } else if (arg.starts_with("-output=")) {
+      bundler_args.push_back("-output=" + bundle);
+    } else {
+      bundler_args.push_back(arg);
+    }
+  }
+
+  std::vector<std::string> host = args;
+  host.push_back("--cuda-host-only");
+  if (call.rdc) {
+    host.emplace_back("-Xclang");
+    host.push_back("-cuid=" + call.cuid); // clang-15/16 drop -cuid= from a host-only compile
+  } else {
+    auto bundled = util::run(bundler_args);
+    if (!bundled || !bundled->ok())
+      return whole("the bundler failed");
+    for (const char* flag : { "-Xclang", "-fcuda-include-gpubinary", "-Xclang" })
+      host.emplace_back(flag);
+    host.push_back(bundle);
+  }
+  auto host_run = run_compiler(request, host);
+  if (!host_run || !host_run->ok())
+    return whole("the host compile failed");
+  messages += host_run->err;
+  if (call.rdc) {
+    auto bundled = util::run(bundler_args);
+    if (!bundled || !bundled->ok() || std::rename(bundle.c_str(), call.output.c_str()) != 0) {
+      std::remove(bundle.c_str());
+      return whole("the bundler failed");
+    }
+  }
+
+  if (verdict != "same") { // the first split of this toolchain: against its one-step compile
+    std::string one_step = scratch->file("one-step.o");
+    auto check = call.check_args;
+    check.push_back("-o");
+    check.push_back(one_step);
+    auto checked = run_compiler(request, check);
+    bool same = checked && checked->ok() && same_bytes(one_step, call.output);
+    counts[std::string(same ? checked_same : checked_differ)]++;
+    record_verdict(verdict_at, same);
+    trace(fmt::format("first split of this toolchain checked against its one-step compile: {}",
+                      same ? "identical" : "DIFFERENT: compiles run whole from now on"));
+    if (!same) {
+      add_counts(cache_dir_of(request), counts);
+      return whole("the split object differed from the one-step compile");
+    }
+  }
+  counts[std::string(split_compile)]++;
+  add_counts(cache_dir_of(request), counts);
+  trace(fmt::format("object from {} pieces", call.targets.size()));
+  std::fwrite(messages.data(), 1, messages.size(), stderr);
+  return PieceResult{ true, 0, {} };
+}
+
+} // namespace shimctl::pieces

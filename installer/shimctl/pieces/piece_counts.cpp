@@ -1,0 +1,88 @@
+#include <cerrno>
+#include <charconv>
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <shimctl/pieces/piece_counts.hpp>
+#include <shimctl/util/text.hpp>
+#include <sys/file.h>
+#include <unistd.h>
+
+namespace shimctl::pieces {
+
+namespace {
+
+PieceCounts parse_counts(const std::string& text) {
+  PieceCounts counts;
+  for (const auto& line : util::lines_of(text)) {
+    auto fields = util::words_of(line);
+    std::uint64_t value = 0;
+    if (fields.size() == 2 &&
+        std::from_chars(fields[1].data(), fields[1].data() + fields[1].size(), value).ec ==
+          std::errc{})
+      counts[std::string(fields[0])] += value;
+  }
+  return counts;
+}
+
+bool write_all(int fd, std::string_view data) {
+  while (!data.empty()) {
+    ssize_t n = ::write(fd, data.data(), data.size());
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0)
+      return false;
+    data.remove_prefix(static_cast<std::size_t>(n));
+  }
+  return true;
+}
+
+} // namespace
+
+void add_counts(const std::string& cache_dir, const PieceCounts& add) {
+  if (cache_dir.empty())
+    return;
+  std::string path = fmt::format("{}/{}", cache_dir, counts_file_name);
+  int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+  if (fd < 0)
+    return;
+  if (::flock(fd, LOCK_EX) == 0) {
+    std::string text;
+    char buf[4096];
+    ssize_t n;
+    while ((n = ::read(fd, buf, sizeof buf)) > 0)
+      text.append(buf, static_cast<std::size_t>(n));
+    PieceCounts counts = parse_counts(text);
+    for (const auto& [name, value] : add)
+      counts[name] += value;
+    std::string out;
+    for (const auto& [name, value] : counts)
+      out += fmt::format("{} {}\n", name, value);
+    if (::lseek(fd, 0, SEEK_SET) == 0 && ::ftruncate(fd, 0) == 0)
+      (void)write_all(fd, out);
+  }
+  ::close(fd); // releases the lock
+}
+
+PieceCounts read_counts(const std::string& cache_dir) {
+  return parse_counts(util::read_text_file(fmt::format("{}/{}", cache_dir, counts_file_name)));
+}
+
+PieceCounts counts_in_measure_log(const std::string& text) {
+  PieceCounts counts;
+  auto lines = util::lines_of(text);
+  for (std::size_t i = 0; i + 1 < lines.size(); i++)
+    if (lines[i] == measure_record)
+      if (auto words = util::words_of(lines[i + 1]); !words.empty())
+        counts[std::string(words[0])]++;
+  return counts;
+}
+
+void record_for_measure(const std::string& log, std::string_view counter, std::string_view target) {
+  int fd = ::open(log.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC);
+  if (fd < 0)
+    return;
+  (void)write_all(fd, fmt::format("{}\n{} {}\n", measure_record, counter, target));
+  ::close(fd);
+}
+
+} // namespace shimctl::pieces

@@ -1,0 +1,34 @@
+// What per-target pieces did, counted apart from the cache tool's whole-object counts: in a
+// file beside the cache (status reads it) and, under `shimctl measure`, in its log.
+#pragma once
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+
+namespace shimctl::pieces {
+
+// The counters' file in a cache directory.
+inline constexpr std::string_view counts_file_name = "shimctl-pieces";
+// Measure's log record: this header line, then one "<counter> <target>" line.
+inline constexpr std::string_view measure_record = "# shimctl-pieces";
+
+// The counters (names below), each 0 when absent.
+using PieceCounts = std::map<std::string, std::uint64_t>;
+inline constexpr std::string_view piece_hit = "piece_hit";           // a target's piece served
+inline constexpr std::string_view piece_miss = "piece_miss";         // a target's piece compiled
+inline constexpr std::string_view split_compile = "split_compile";   // an object from pieces
+inline constexpr std::string_view whole_compile = "whole_compile";   // a miss that ran whole
+inline constexpr std::string_view checked_same = "checked_same";     // first split == one step
+inline constexpr std::string_view checked_differ = "checked_differ"; // first split != one step
+
+// Adds ADD to the counts in CACHE_DIR's file (locked; created 0600); best effort.
+void add_counts(const std::string& cache_dir, const PieceCounts& add);
+// The counts in CACHE_DIR's file (empty when there is none).
+[[nodiscard]] PieceCounts read_counts(const std::string& cache_dir);
+// The counts of measure's log TEXT (its "# shimctl-pieces" records).
+[[nodiscard]] PieceCounts counts_in_measure_log(const std::string& text);
+// Appends one record (COUNTER, TARGET) to measure's log LOG; best effort.
+void record_for_measure(const std::string& log, std::string_view counter, std::string_view target);
+
+} // namespace shimctl::pieces
