@@ -572,7 +572,7 @@ static int answer_probe(const char* real,
 
 /* ---- Per-target pieces (installer/shimctl/pieces/) ---------------------------------------
  * The cache tool runs the compiler only on a miss, and then through this shim (SHIMCTL_ACTIVE):
- * there a clang HIP compile of one source for two or more GPU targets goes to `shimctl
+ * there a clang HIP compile of one source for the GPU targets it names goes to `shimctl
  * compile-pieces`, which builds the object from one cached piece per target (or runs the
  * compile whole, saying why). The hit path never comes here. SHIMCTL_PIECES=0 turns it off. */
 static void compile_pieces(const char* real,
@@ -585,7 +585,7 @@ static void compile_pieces(const char* real,
     return;
   struct call_traits call = traits_of(argc, argv, NULL, NULL);
   if (call.kind != CALL_COMPILE || !call.object_compile || call.device_only ||
-      call.gpu_targets < 2 || !compiles_hip(&call, false))
+      call.gpu_targets < 1 || !compiles_hip(&call, false))
     return;
   char** helper_argv = cache_argv; /* unused on this path */
   static char verb[] = "compile-pieces", ccache_kind[] = "ccache", sccache_kind[] = "sccache",

@@ -56,6 +56,15 @@ TEST_CASE("traits_of: the GPU target the call names, -march=native, a cached out
   CHECK_FALSE(traits({ "-march=x86-64" }).host_cpu);
 }
 
+TEST_CASE("traits_of: how many GPU targets the call names (comma lists counted apart)") {
+  CHECK(traits({ "-c", "a.hip" }).gpu_targets == 0);
+  CHECK(traits({ "--offload-arch=gfx90a" }).gpu_targets == 1);
+  CHECK(traits({ "--offload-arch=gfx90a", "--offload-arch=gfx942" }).gpu_targets == 2);
+  CHECK(traits({ "--offload-arch=gfx90a,gfx942,gfx1100" }).gpu_targets == 3);
+  CHECK(traits({ "--offload-arch", "gfx90a", "--cuda-gpu-arch=gfx942" }).gpu_targets == 2);
+  CHECK(traits({ "--offload-arch=gfx90a:xnack+,gfx90a:xnack-" }).gpu_targets == 2);
+}
+
 TEST_CASE("traits_of: what the call produces, and the stats-log counter of each kind") {
   CHECK(traits({ "-x", "hip", "-c", "k.hip", "-o", "k.o" }).kind == CALL_COMPILE);
   CHECK(traits({ "-S", "a.c" }).kind == CALL_COMPILE);

@@ -1,5 +1,5 @@
 // `shimctl compile-pieces CACHE KIND REAL COMPILER -- ARGV...` (internal): what the shim runs
-// on the cache tool's miss path for a HIP compile of two or more GPU targets. It never fails a
+// on the cache tool's miss path for a HIP compile that names its GPU targets. It never fails a
 // compile on its own account: whatever it cannot do, the original compiler runs the call whole.
 #include <cstring>
 #include <fmt/format.h>

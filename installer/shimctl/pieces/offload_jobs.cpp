@@ -103,16 +103,27 @@ OffloadPlan recognise_plan(const std::vector<Job>& jobs,
   std::map<std::string, std::string> device_output_cpu; // device cc1 -o -> -target-cpu
   std::map<std::string, std::string> linked_from;       // lld -o -> its input
   int host_jobs = 0, bundlers = 0;
+  auto is_device_job = [](const Job& job) {
+    return has(job, "-cc1") && value_after(job, "-triple") == "amdgcn-amd-amdhsa";
+  };
+  for (const auto& job : jobs)
+    if (is_device_job(job))
+      device_output_cpu[value_after(job, "-o")] = value_after(job, "-target-cpu");
   for (const auto& job : jobs) {
     std::string tool = base_name(job[0]);
-    if (has(job, "-cc1") && value_after(job, "-triple") == "amdgcn-amd-amdhsa") {
-      device_output_cpu[value_after(job, "-o")] = value_after(job, "-target-cpu");
+    if (is_device_job(job)) {
+      continue;
     } else if (has(job, "-cc1")) {
       host_jobs++;
       if (!rdc && !has(job, "-fcuda-include-gpubinary"))
         return refuse("the host job embeds no GPU binary");
-    } else if ((tool == "lld" || tool == "ld.lld") && !rdc && job.size() > 2) {
-      linked_from[value_after(job, "-o")] = job.back();
+    } else if ((tool == "lld" || tool == "ld.lld") && !rdc) {
+      // Its input: the device job's object among its arguments (clang-21 adds options after).
+      auto input = std::ranges::find_if(
+        job, [&](const std::string& arg) { return device_output_cpu.contains(arg); });
+      if (input == job.end())
+        return refuse("an lld job links no device job's object");
+      linked_from[value_after(job, "-o")] = *input;
     } else if (tool == "clang-offload-bundler") {
       bundlers++;
       plan.bundler = job;

@@ -1,0 +1,203 @@
+// Per-target pieces (installer/shimctl/pieces/): what a call's arguments allow, and the driver's
+// -### plan recognised (or not) as the old offload driver's.
+#include <doctest/doctest.h>
+#include <shimctl/pieces/offload_call.hpp>
+#include <shimctl/pieces/offload_jobs.hpp>
+#include <shimctl/pieces/piece_counts.hpp>
+#include <string>
+#include <vector>
+
+using namespace shimctl::pieces;
+
+namespace {
+
+using Args = std::vector<std::string>;
+
+// hipcc 7.0.2's clang++ call for two targets, with the shim's CUID and depend-mode depfile.
+Args hip_call() {
+  return { "--offload-arch=gfx90a",
+           "--offload-arch=gfx942",
+           "-O2",
+           "-c",
+           "-x",
+           "hip",
+           "k.hip",
+           "-o",
+           "k.o",
+           "-cuid=3756356ec299644a",
+           "-MD",
+           "-MF",
+           "/run/dep-1.d" };
+}
+
+std::string refused(Args args) {
+  return read_offload_call(args).whole_reason;
+}
+
+// clang-21's -### of hip_call() (paths shortened), non-rdc.
+const char* const plan_text = R"( (in-process) Debian clang version 21.1.8
+Target: x86_64-pc-linux-gnu
+ "/usr/lib/llvm-21/bin/clang" "-cc1" "-triple" "amdgcn-amd-amdhsa" "-emit-obj" "-target-cpu" "gfx90a" "-cuid=3756356ec299644a" "-o" "/tmp/k-gfx90a-1.o" "-x" "hip" "k.hip"
+ "/usr/lib/llvm-21/bin/lld" "-flavor" "gnu" "-m" "elf64_amdgpu" "--no-undefined" "-shared" "-plugin-opt=mcpu=gfx90a" "-o" "/tmp/k-gfx90a-2.out" "/tmp/k-gfx90a-1.o"
+ "/usr/lib/llvm-21/bin/clang" "-cc1" "-triple" "amdgcn-amd-amdhsa" "-emit-obj" "-target-cpu" "gfx942" "-cuid=3756356ec299644a" "-o" "/tmp/k-gfx942-3.o" "-x" "hip" "k.hip"
+ "/usr/lib/llvm-21/bin/lld" "-flavor" "gnu" "-m" "elf64_amdgpu" "--no-undefined" "-shared" "-plugin-opt=mcpu=gfx942" "-o" "/tmp/k-gfx942-4.out" "/tmp/k-gfx942-3.o" "--no-whole-archive"
+ "/usr/lib/llvm-21/bin/clang-offload-bundler" "-type=o" "-bundle-align=4096" "-targets=host-x86_64-unknown-linux-gnu,hipv4-amdgcn-amd-amdhsa--gfx90a,hipv4-amdgcn-amd-amdhsa--gfx942" "-input=/dev/null" "-input=/tmp/k-gfx90a-2.out" "-input=/tmp/k-gfx942-4.out" "-output=/tmp/k-5.hipfb"
+ "/usr/lib/llvm-21/bin/clang" "-cc1" "-triple" "x86_64-pc-linux-gnu" "-aux-triple" "amdgcn-amd-amdhsa" "-emit-obj" "-fcuda-include-gpubinary" "/tmp/k-5.hipfb" "-cuid=3756356ec299644a" "-o" "k.o" "-x" "hip" "k.hip"
+)";
+
+} // namespace
+
+TEST_SUITE_BEGIN("pieces");
+
+TEST_CASE("read_offload_call: the source, output, CUID and targets; what every piece shares") {
+  auto call = read_offload_call(hip_call());
+  CHECK(call.whole_reason.empty());
+  CHECK(call.source == "k.hip");
+  CHECK(call.output == "k.o");
+  CHECK(call.cuid == "3756356ec299644a");
+  CHECK(call.targets == Args{ "gfx90a", "gfx942" });
+  CHECK_FALSE(call.rdc);
+  // No target, no -o, no depfile option: the same for a 2-target and a 3-target call.
+  CHECK(call.shared_args == Args{ "-O2", "-c", "-x", "hip", "k.hip", "-cuid=3756356ec299644a" });
+  // The one-step check keeps the targets and drops -o and the depfile.
+  CHECK(call.check_args == Args{ "--offload-arch=gfx90a",
+                                 "--offload-arch=gfx942",
+                                 "-O2",
+                                 "-c",
+                                 "-x",
+                                 "hip",
+                                 "k.hip",
+                                 "-cuid=3756356ec299644a" });
+  auto three = hip_call();
+  three.insert(three.begin(), "--offload-arch=gfx1100");
+  CHECK(read_offload_call(three).shared_args == call.shared_args);
+}
+
+TEST_CASE("read_offload_call: comma lists, target IDs, --cuda-gpu-arch, each target once") {
+  auto call = read_offload_call({ "--offload-arch=gfx90a:xnack+,gfx908:sramecc+",
+                                  "-c",
+                                  "k.hip",
+                                  "--cuda-gpu-arch=gfx90a:xnack+",
+                                  "--offload-arch",
+                                  "gfx1030",
+                                  "-ok.o",
+                                  "-cuid=x",
+                                  "-fgpu-rdc" });
+  CHECK(call.whole_reason.empty());
+  CHECK(call.targets == Args{ "gfx90a:xnack+", "gfx908:sramecc+", "gfx1030" });
+  CHECK(call.output == "k.o");
+  CHECK(call.rdc);
+  CHECK(call.check_args == Args{ "--offload-arch=gfx90a:xnack+,gfx908:sramecc+",
+                                 "-c",
+                                 "k.hip",
+                                 "--cuda-gpu-arch=gfx90a:xnack+",
+                                 "--offload-arch",
+                                 "gfx1030",
+                                 "-cuid=x",
+                                 "-fgpu-rdc" });
+}
+
+TEST_CASE("read_offload_call: every call a split cannot reproduce runs whole, saying why") {
+  auto with = [](std::string arg) {
+    auto args = hip_call();
+    args.push_back(std::move(arg));
+    return refused(args);
+  };
+  for (const char* arg : { "--offload-new-driver",
+                           "--offload-compress",
+                           "-save-temps",
+                           "-save-temps=obj",
+                           "-fgpu-sanitize",
+                           "-Xoffload-linker",
+                           "-E",
+                           "-S",
+                           "-emit-llvm",
+                           "--cuda-device-only",
+                           "--cuda-host-only",
+                           "-fuse-cuid=hash",
+                           "@args.rsp",
+                           "-MJ",
+                           "-gsplit-dwarf",
+                           "--offload-arch=native" })
+    CHECK_MESSAGE(!with(arg).empty(), arg);
+  CHECK(with("-fgpu-sanitize") == "-fgpu-sanitize is given");
+  CHECK(refused({ "--offload-arch=gfx90a",
+                  "--offload-arch=gfx942",
+                  "-c",
+                  "a.hip",
+                  "b.hip",
+                  "-o",
+                  "k.o",
+                  "-cuid=x" }) == "several inputs");
+  // One target is split too: its piece serves the next target set that includes it.
+  CHECK(refused({ "--offload-arch=gfx90a", "-c", "k.hip", "-o", "k.o", "-cuid=x" }).empty());
+  CHECK(read_offload_call({ "--offload-arch=gfx90a,gfx90a", "-c", "k.hip", "-o", "k.o", "-cuid=x" })
+          .targets.size() == 1);
+  CHECK(refused({ "-c", "k.hip", "-o", "k.o", "-cuid=x" }) == "no GPU target named");
+  CHECK(refused({ "--offload-arch=gfx90a,gfx942", "-c", "k.hip", "-o", "k.o" }) == "no -cuid=");
+  CHECK(refused({ "--offload-arch=gfx90a,gfx942", "-c", "k.cpp", "-o", "k.o", "-cuid=x" }) ==
+        "not a HIP source");
+  CHECK(refused(
+          { "--offload-arch=gfx90a,gfx942", "-x", "c++", "-c", "k.hip", "-o", "k.o", "-cuid=x" }) ==
+        "not a HIP source");
+  CHECK(refused({ "--offload-arch=gfx90a,gfx942", "k.hip", "-o", "k" }) == "no -c");
+  CHECK(refused({ "--offload-arch=gfx90a,gfx942", "-c", "k.hip", "-cuid=x" }) == "no -o file");
+  CHECK(refused({ "--offload-arch=gfx90a,gfx942", "-c", "k.hip", "-o", "-", "-cuid=x" }) ==
+        "no -o file");
+}
+
+TEST_CASE("parse_jobs: one job per quoted line, escapes undone, the banner skipped") {
+  auto jobs = parse_jobs(" \"/bin/a\" \"-x\" \"he said \\\"hi\\\"\" \"a\\\\b\"\nTarget: x\n");
+  REQUIRE(jobs.size() == 1);
+  CHECK(jobs[0] == Args{ "/bin/a", "-x", "he said \"hi\"", "a\\b" });
+}
+
+TEST_CASE("recognise_plan: the old offload driver's jobs, each bundle input to its target") {
+  auto plan = recognise_plan(parse_jobs(plan_text), { "gfx942", "gfx90a" }, false);
+  CHECK(plan.whole_reason.empty());
+  CHECK(plan.bundle_inputs == Args{ "", "gfx90a", "gfx942" });
+  CHECK(plan.bundler.front() == "/usr/lib/llvm-21/bin/clang-offload-bundler");
+}
+
+TEST_CASE("recognise_plan: anything else is not recognised") {
+  auto jobs = parse_jobs(plan_text);
+  CHECK(recognise_plan(jobs, { "gfx90a", "gfx942", "gfx1100" }, false).whole_reason ==
+        "not one device job per target");
+  auto wrapper = jobs;
+  wrapper.push_back({ "/usr/lib/llvm-21/bin/clang-linker-wrapper", "-r" });
+  CHECK(recognise_plan(wrapper, { "gfx90a", "gfx942" }, false).whole_reason ==
+        "the driver runs clang-linker-wrapper (not the old offload driver's pipeline)");
+  auto compressing = jobs;
+  compressing[4].push_back("-compress");
+  CHECK(recognise_plan(compressing, { "gfx90a", "gfx942" }, false).whole_reason ==
+        "the bundler is asked for -compress");
+  auto swapped = jobs; // gfx90a's bundle input made by gfx942's device job
+  std::swap(swapped[1].back(), swapped[3][swapped[3].size() - 2]);
+  CHECK(recognise_plan(swapped, { "gfx90a", "gfx942" }, false).whole_reason ==
+        "bundle entry hipv4-amdgcn-amd-amdhsa--gfx90a does not come from its target's device job");
+  auto no_embed = jobs;
+  no_embed[5].erase(no_embed[5].begin() + 7, no_embed[5].begin() + 9);
+  CHECK(recognise_plan(no_embed, { "gfx90a", "gfx942" }, false).whole_reason ==
+        "the host job embeds no GPU binary");
+}
+
+TEST_CASE("recognise_plan: -fgpu-rdc bundles bitcode and the host object (host entry last)") {
+  auto jobs = parse_jobs(
+    R"( "/l/clang" "-cc1" "-triple" "amdgcn-amd-amdhsa" "-emit-llvm-bc" "-target-cpu" "gfx908" "-o" "/t/a.bc"
+ "/l/clang" "-cc1" "-triple" "amdgcn-amd-amdhsa" "-emit-llvm-bc" "-target-cpu" "gfx90a" "-target-feature" "+xnack" "-o" "/t/b.bc"
+ "/l/clang" "-cc1" "-triple" "x86_64-pc-linux-gnu" "-emit-obj" "-o" "/t/h.o"
+ "/l/clang-offload-bundler" "-type=o" "-targets=hip-amdgcn-amd-amdhsa-gfx908,hip-amdgcn-amd-amdhsa-gfx90a:xnack+,host-x86_64-pc-linux-gnu" "-output=k.o" "-input=/t/a.bc" "-input=/t/b.bc" "-input=/t/h.o"
+)");
+  auto plan = recognise_plan(jobs, { "gfx90a:xnack+", "gfx908" }, true);
+  CHECK(plan.whole_reason.empty());
+  CHECK(plan.bundle_inputs == Args{ "gfx908", "gfx90a:xnack+", "" });
+}
+
+TEST_CASE("counts_in_measure_log: the pieces' records, nothing else") {
+  auto counts = counts_in_measure_log(
+    "# shimctl-pieces\npiece_hit gfx90a\n# shimctl-shim: ran without the cache\nlink\n"
+    "# shimctl-pieces\npiece_miss gfx942\n# shimctl-pieces\npiece_hit gfx942\n");
+  CHECK(counts[std::string(piece_hit)] == 2);
+  CHECK(counts[std::string(piece_miss)] == 1);
+  CHECK(counts.size() == 2);
+}
