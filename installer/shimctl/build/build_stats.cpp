@@ -8,6 +8,7 @@
 #include <shim/formats.h>
 #include <shimctl/build/build_stats.hpp>
 #include <shimctl/cache/cache_backend.hpp>
+#include <shimctl/pieces/piece_counts.hpp>
 #include <shimctl/util/dir.hpp>
 #include <shimctl/util/process.hpp>
 #include <signal.h>
@@ -380,6 +381,7 @@ util::Result<BuildStats> measure_build(const std::vector<std::string>& argv, Bui
   TRY_ASSIGN(auto shim_text, shim_log.read());
   auto records = parse_measure_log(shim_text);
   stats.not_sent = records.not_sent;
+  stats.pieces = pieces::counts_in_measure_log(shim_text);
   auto ccache = parse_stats_log(ccache_text, stats.not_sent);
   if (ccache.calls)
     stats.tools[SHIMCTL_CACHE_KIND_CCACHE] = ccache;

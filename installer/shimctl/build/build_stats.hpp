@@ -45,6 +45,9 @@ struct BuildStats {
   std::map<std::string, ToolCounts> tools;
   // Calls the shim ran without the cache tool, by reason (formats.h: link, preprocess, ...).
   std::map<std::string, std::uint64_t> not_sent;
+  // Per-target pieces (pieces/piece_counts.hpp: piece_hit, piece_miss, split_compile), apart
+  // from TOOLS' counts, which are of whole objects.
+  std::map<std::string, std::uint64_t> pieces;
   std::vector<std::string> warnings;
   // The sums over TOOLS.
   [[nodiscard]] ToolCounts total() const;

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <shimctl/build/build_stats.hpp>
 #include <shimctl/cli/command_table.hpp>
+#include <shimctl/pieces/piece_counts.hpp>
 
 namespace shimctl::cli {
 
@@ -66,6 +67,8 @@ int run_measure(const MeasureArgs& args, Warnings& warnings) {
                       { "hits", total.hits },       { "misses", total.misses },
                       { "hit_rate", s.hit_rate() }, { "uncacheable", total.uncacheable },
                       { "not_sent", s.not_sent },   { "by_tool", by_tool } };
+    if (!s.pieces.empty())
+      j["pieces"] = s.pieces;
     if (!warning.empty())
       j["warning"] = warning; // before "warnings"; kept for scripts that read it
     print_json(std::move(j), warnings);
@@ -91,6 +94,11 @@ int run_measure(const MeasureArgs& args, Warnings& warnings) {
                  "; {} calls the shim ran without the cache: {}",
                  total_of(s.not_sent),
                  by_name(s.not_sent));
+    if (!s.pieces.empty()) // per GPU target, apart from the whole objects above
+      fmt::print(stderr,
+                 "; GPU target pieces: {} hits, {} compiled",
+                 pieces::count_of(s.pieces, pieces::piece_hit),
+                 pieces::count_of(s.pieces, pieces::piece_miss));
     fmt::print(stderr, "; build exit code {}\n", s.exit_code);
     for (const auto& w : s.warnings)
       warnings.add(w);

@@ -2,6 +2,7 @@
 #include <shimctl/cache/sccache_server.hpp>
 #include <shimctl/cache/secrets.hpp>
 #include <shimctl/cli/render.hpp>
+#include <shimctl/pieces/piece_counts.hpp>
 #include <shimctl/util/text.hpp>
 
 namespace shimctl::cli {
@@ -43,6 +44,15 @@ nlohmann::json verify_json(const verify::VerifyReport& report) {
 }
 
 namespace {
+
+// The tool's hits and misses less the pieces' (each piece is a compile the tool counts too):
+// those of whole objects. Not below 0: the tool's counters may have been zeroed since.
+std::pair<std::uint64_t, std::uint64_t> whole_object_counts(const cache::CacheStats& stats,
+                                                            const pieces::PieceCounts& counts) {
+  auto less = [](std::uint64_t a, std::uint64_t b) { return a > b ? a - b : 0; };
+  return { less(stats.hits(), pieces::count_of(counts, pieces::piece_hit)),
+           less(stats.misses(), pieces::count_of(counts, pieces::piece_miss)) };
+}
 
 // The identity snapshot as the shim sees it, in one line.
 std::string snapshot_text(const commands::StatusReport& r) {
@@ -97,8 +107,18 @@ std::string status_text(const commands::StatusReport& r) {
                        util::redact_credentials(*m.cache.remote),
                        m.cache.remote_read_only ? " (read-only)" : "",
                        r.secrets ? " (" + cache::credential_text(*r.secrets, m.cache) + ")" : "");
-  if (r.stats)
+  if (r.stats && r.pieces.empty())
     out += fmt::format("statistics:  {} hits, {} misses\n", r.stats->hits(), r.stats->misses());
+  if (r.stats && !r.pieces.empty()) {
+    auto whole = whole_object_counts(*r.stats, r.pieces);
+    out +=
+      fmt::format("statistics:  {} hits, {} misses (whole objects)\n", whole.first, whole.second);
+    out += fmt::format("pieces:      {} hits, {} compiled (one per GPU target); {} objects "
+                       "built from pieces\n",
+                       pieces::count_of(r.pieces, pieces::piece_hit),
+                       pieces::count_of(r.pieces, pieces::piece_miss),
+                       pieces::count_of(r.pieces, pieces::split_compile));
+  }
   if (r.writers)
     out += "written by:  " + writers_text(*r.writers) + "\n";
   out += fmt::format(
@@ -145,8 +165,12 @@ nlohmann::json status_json(const commands::StatusReport& r) {
                                         { "readable",
                                           r.secrets->state == cache::SecretsFile::State::read },
                                         { "detail", cache::credential_text(*r.secrets, m.cache) } };
-  if (r.stats)
-    j["cache"]["stats"] = { { "hits", r.stats->hits() }, { "misses", r.stats->misses() } };
+  if (r.stats) {
+    auto whole = whole_object_counts(*r.stats, r.pieces);
+    j["cache"]["stats"] = { { "hits", whole.first }, { "misses", whole.second } };
+  }
+  if (!r.pieces.empty())
+    j["cache"]["pieces"] = r.pieces;
   if (r.writers)
     j["cache"]["writers"] = { { "versions", r.writers->versions },
                               { "entries", r.writers->entries },

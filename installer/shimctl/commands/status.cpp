@@ -113,6 +113,8 @@ util::Result<StatusReport> status(const Context& context,
   report.cache_location = cache::cache_location(m.cache, options);
   if (auto stats = cache::read_stats(m.cache, options))
     report.stats = *stats;
+  if (report.cache_location.starts_with("/"))
+    report.pieces = pieces::read_counts(report.cache_location);
   // A shared cache keeps its entries in the shared directory (ccache's file storage).
   auto entries_dir = m.cache.shared_group && m.cache.dir ? *m.cache.dir : report.cache_location;
   if (cache::tool_of(m.cache).entries_are_files() && entries_dir.starts_with("/"))

@@ -10,6 +10,7 @@
 #include <shimctl/core/context.hpp>
 #include <shimctl/core/session.hpp>
 #include <shimctl/identity/identity_snapshot.hpp>
+#include <shimctl/pieces/piece_counts.hpp>
 #include <string>
 #include <vector>
 
@@ -44,6 +45,9 @@ struct StatusReport {
   // The remote's credential file as this user finds it (its lines never kept here).
   std::optional<cache::SecretsFile> secrets;
   std::optional<cache::CacheStats> stats;
+  // Per-target pieces (counted beside the cache): the tool's STATS count each piece's compile
+  // too, so whole objects are STATS less these.
+  pieces::PieceCounts pieces;
   std::optional<CacheWriters> writers; // ccache: the versions that wrote the local entries
   std::string events;                  // one-line summary of shim events
   std::vector<std::string> changed;    // identity inputs changed since install

@@ -108,7 +108,10 @@ std::string safe_name(std::string_view id) {
 
 } // namespace
 
-PieceResult compile_from_pieces(const PieceRequest& request) {
+namespace {
+
+// The object from pieces, or why not.
+PieceResult split_compile_of(const PieceRequest& request) {
   std::vector<std::string> args(request.argv.begin() + 1, request.argv.end());
   OffloadCall call = read_offload_call(args);
   if (!call.whole_reason.empty())
@@ -234,6 +237,18 @@ PieceResult compile_from_pieces(const PieceRequest& request) {
   trace(fmt::format("object from {} pieces", call.targets.size()));
   std::fwrite(messages.data(), 1, messages.size(), stderr);
   return PieceResult{ true, 0, {} };
+}
+
+} // namespace
+
+PieceResult compile_from_pieces(const PieceRequest& request) {
+  PieceResult result = split_compile_of(request);
+  if (!result.split && request.ccache) { // counted where the pieces are kept
+    add_counts(cache_dir_of(request), { { std::string(whole_compile), 1 } });
+    if (auto log = env_or(SHIMCTL_MEASURE_LOG); !log.empty())
+      record_for_measure(log, whole_compile, "-");
+  }
+  return result;
 }
 
 } // namespace shimctl::pieces

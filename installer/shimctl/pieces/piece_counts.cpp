@@ -38,6 +38,11 @@ bool write_all(int fd, std::string_view data) {
 
 } // namespace
 
+std::uint64_t count_of(const PieceCounts& counts, std::string_view name) {
+  auto it = counts.find(std::string(name));
+  return it == counts.end() ? 0 : it->second;
+}
+
 void add_counts(const std::string& cache_dir, const PieceCounts& add) {
   if (cache_dir.empty())
     return;

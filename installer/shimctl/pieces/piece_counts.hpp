@@ -22,6 +22,9 @@ inline constexpr std::string_view whole_compile = "whole_compile";   // a miss t
 inline constexpr std::string_view checked_same = "checked_same";     // first split == one step
 inline constexpr std::string_view checked_differ = "checked_differ"; // first split != one step
 
+// NAME's count in COUNTS (0 when absent).
+[[nodiscard]] std::uint64_t count_of(const PieceCounts& counts, std::string_view name);
+
 // Adds ADD to the counts in CACHE_DIR's file (locked; created 0600); best effort.
 void add_counts(const std::string& cache_dir, const PieceCounts& add);
 // The counts in CACHE_DIR's file (empty when there is none).
