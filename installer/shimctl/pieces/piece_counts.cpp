@@ -1,10 +1,12 @@
 #include <cerrno>
 #include <charconv>
+#include <cstdlib>
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <shimctl/pieces/piece_counts.hpp>
 #include <shimctl/util/text.hpp>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace shimctl::pieces {
@@ -47,7 +49,14 @@ void add_counts(const std::string& cache_dir, const PieceCounts& add) {
   if (cache_dir.empty())
     return;
   std::string path = fmt::format("{}/{}", cache_dir, counts_file_name);
-  int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+  // Readable like the cache's own files; in a group's shared cache (CCACHE_UMASK, as ccache
+  // makes its files there) writable by the group too.
+  const char* ccache_umask = std::getenv("CCACHE_UMASK");
+  mode_t old_umask = ::umask(ccache_umask && *ccache_umask
+                               ? static_cast<mode_t>(std::strtoul(ccache_umask, nullptr, 8) & 0777)
+                               : 022);
+  int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0666);
+  ::umask(old_umask);
   if (fd < 0)
     return;
   if (::flock(fd, LOCK_EX) == 0) {

@@ -25,7 +25,8 @@ inline constexpr std::string_view checked_differ = "checked_differ"; // first sp
 // NAME's count in COUNTS (0 when absent).
 [[nodiscard]] std::uint64_t count_of(const PieceCounts& counts, std::string_view name);
 
-// Adds ADD to the counts in CACHE_DIR's file (locked; created 0600); best effort.
+// Adds ADD to the counts in CACHE_DIR's file (locked; created 0644, or as CCACHE_UMASK says);
+// best effort.
 void add_counts(const std::string& cache_dir, const PieceCounts& add);
 // The counts in CACHE_DIR's file (empty when there is none).
 [[nodiscard]] PieceCounts read_counts(const std::string& cache_dir);
