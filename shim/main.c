@@ -577,15 +577,15 @@ static int answer_probe(const char* real,
  * compile whole, saying why). The hit path never comes here. SHIMCTL_PIECES=0 turns it off. */
 static void compile_pieces(const char* real,
                            const struct shimctl_compiler* compiler,
+                           const struct call_traits* call,
                            int argc,
                            char** argv,
                            char* for_cache) {
   if (!shim.config.identity_helper || env_is("SHIMCTL_PIECES", "0") ||
       starts_with(base_name(compiler->name), "hipcc") || (size_t)argc + 8 > MAX_ARGS)
     return;
-  struct call_traits call = traits_of(argc, argv, NULL, NULL);
-  if (call.kind != CALL_COMPILE || !call.object_compile || call.device_only ||
-      call.gpu_targets < 1 || !compiles_hip(&call, false))
+  if (call->kind != CALL_COMPILE || !call->object_compile || call->device_only ||
+      call->gpu_targets < 1 || !compiles_hip(call, false))
     return;
   char** helper_argv = cache_argv; /* unused on this path */
   static char verb[] = "compile-pieces", ccache_kind[] = "ccache", sccache_kind[] = "sccache",
@@ -602,6 +602,18 @@ static void compile_pieces(const char* real,
     helper_argv[n++] = argv[i];
   helper_argv[n] = NULL;
   execve(shim.config.identity_helper, helper_argv, environ); /* else: the compile runs whole */
+}
+
+/* A piece's compile (device-only) that the cache tool runs: a miss. `shimctl compile-pieces`
+ * names a file in SHIMCTL_PIECE_MARK for each piece and tells hit from miss by it (sccache says
+ * neither per call). */
+static void mark_piece_compiled(const struct call_traits* call) {
+  const char* mark = getenv("SHIMCTL_PIECE_MARK");
+  if (!mark || call->kind != CALL_COMPILE || !call->device_only)
+    return;
+  int fd = open_file(mark, O_WRONLY | O_CREAT | O_NOFOLLOW, 0600);
+  if (fd >= 0)
+    close(fd);
 }
 
 /* With SHIMCTL_STRICT=1: prints the parts and exits 1. Otherwise returns. */
@@ -650,8 +662,12 @@ int main(int argc, char** argv) {
   if (!path_in_self_dir(real, compiler->real_name, ""))
     run_without_config(argv, invoked, "path too long");
   if (passes_through(argc, argv)) {
-    if (getenv("SHIMCTL_ACTIVE"))
-      compile_pieces(real, compiler, argc, argv, compiler_for_cache(argv0, invoked, known));
+    if (getenv("SHIMCTL_ACTIVE")) {
+      struct call_traits nested = traits_of(argc, argv, NULL, NULL);
+      compile_pieces(
+        real, compiler, &nested, argc, argv, compiler_for_cache(argv0, invoked, known));
+      mark_piece_compiled(&nested);
+    }
     exec_original(real, compiler->name, argv);
   }
   struct call_traits call =

@@ -2,7 +2,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fmt/format.h>
+#include <optional>
 #include <shim/formats.h>
+#include <shimctl/pieces/lent_slot.hpp>
 #include <shimctl/pieces/offload_call.hpp>
 #include <shimctl/pieces/offload_jobs.hpp>
 #include <shimctl/pieces/piece_compile.hpp>
@@ -13,6 +15,7 @@
 #include <shimctl/util/scratch.hpp>
 #include <shimctl/util/sha256.hpp>
 #include <shimctl/util/text.hpp>
+#include <unistd.h>
 
 namespace shimctl::pieces {
 
@@ -83,11 +86,8 @@ bool same_bytes(const std::string& a, const std::string& b) {
   return ha && hb && *ha == *hb;
 }
 
-// ccache's stats log of one piece: served from the cache (local or remote).
-bool ccache_log_says_hit(const std::string& log) {
-  auto text = util::read_text_file(log);
-  return text.find("direct_cache_hit") != std::string::npos ||
-         text.find("preprocessed_cache_hit") != std::string::npos;
+bool exists(const std::string& path) {
+  return ::access(path.c_str(), F_OK) == 0;
 }
 
 // Runs the compiler itself (argv[0] as the caller named it).
@@ -120,8 +120,6 @@ PieceResult split_compile_of(const PieceRequest& request) {
   shimctl_cuid_value(expected, call.source.c_str(), call.output.c_str());
   if (call.cuid != expected)
     return whole("the CUID is not the shim's");
-  if (!request.ccache)
-    return whole("pieces are kept by ccache only");
 
   auto verdict_at = verdict_place(request, call.rdc);
   if (verdict_at.first.empty())
@@ -146,6 +144,10 @@ PieceResult split_compile_of(const PieceRequest& request) {
   PieceCounts counts;
   std::string messages; // the pieces' and the host's stderr, in the one-step order
   std::vector<std::string> piece_files(plan.bundle_inputs.size());
+  // sccache: this compile's slot goes back to the server while its pieces compile there.
+  auto slot = request.ccache ? std::nullopt : LentSlot::lend(env_or("CARGO_MAKEFLAGS"));
+  if (!request.ccache && !slot)
+    return whole("sccache names no jobserver slot to lend while the pieces compile");
   for (std::size_t i = 0; i < plan.bundle_inputs.size(); i++) {
     const auto& id = plan.bundle_inputs[i];
     if (id.empty())
@@ -159,19 +161,26 @@ PieceResult split_compile_of(const PieceRequest& request) {
     piece.push_back("-o");
     piece.push_back(piece_files[i]);
     util::RunOptions options;
-    std::string stats_log = scratch->file("piece-" + safe_name(id) + ".stats");
-    options.env["CCACHE_STATSLOG"] = stats_log;
-    options.env["CCACHE_DISABLE"] = std::nullopt; // ccache's, for the compiler it runs (us)
+    // The shim under the cache tool marks a piece it compiled (shim/main.c): a miss.
+    std::string compiled_mark = scratch->file("piece-" + safe_name(id) + ".compiled");
+    options.env["SHIMCTL_PIECE_MARK"] = compiled_mark;
+    if (request.ccache) {
+      options.env["CCACHE_DISABLE"] = std::nullopt;  // ccache's, for the compiler it runs (us)
+      options.env["CCACHE_STATSLOG"] = std::nullopt; // measure's: pieces are recorded apart
+    }
     auto ran = util::run(piece, options);
     if (!ran || !ran->ok())
       return whole("the piece for " + id + " failed");
     messages += ran->err;
-    bool hit = ccache_log_says_hit(stats_log);
+    bool hit = !exists(compiled_mark);
     counts[std::string(hit ? piece_hit : piece_miss)]++;
     trace(fmt::format("piece {} {}", id, hit ? "hit" : "miss (compiled)"));
     if (!log.empty())
       record_for_measure(log, hit ? piece_hit : piece_miss, id);
   }
+
+  if (slot)
+    slot->take_back();
 
   // The bundler as the driver runs it, with the pieces as its inputs.
   std::string bundle = call.rdc ? call.output + ".shimctl-pieces" : scratch->file("bundle.hipfb");
@@ -243,7 +252,7 @@ PieceResult split_compile_of(const PieceRequest& request) {
 
 PieceResult compile_from_pieces(const PieceRequest& request) {
   PieceResult result = split_compile_of(request);
-  if (!result.split && request.ccache) { // counted where the pieces are kept
+  if (!result.split) { // counted where the pieces are kept
     add_counts(cache_dir_of(request), { { std::string(whole_compile), 1 } });
     if (auto log = env_or(SHIMCTL_MEASURE_LOG); !log.empty())
       record_for_measure(log, whole_compile, "-");
