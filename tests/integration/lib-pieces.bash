@@ -1,0 +1,327 @@
+# Helpers of the per-target pieces suites (issue 25): pieces.bash (Debian 12: hipcc 5.2 with
+# clang-15, clang-16 -x hip) and sid_pieces.bash (hipcc 7.0.2 and clang-21 -x hip).
+# A suite sources it after lib.bash (tests/integration/run sources that first).
+# The prefix of a stack is built and installed once per suite (pz_prefix); every test compiles
+# with its own CCACHE_DIR ($TEST_DIR/ccache: the environment wins over the installed default) and
+# the suite's XDG_CACHE_HOME per stack (the first split of a toolchain is checked against its
+# one-step compile once: pz_first_split_checked shows that check; the other tests need not pay it).
+# Every compile runs from a directory of its own with the same relative names (k.hip, corpus.h,
+# -o k.o): the shim's CUID is the same, so the objects compare byte for byte; an uncached
+# reference is the same command with SHIMCTL_DISABLE=1 (the shim still gives it its -cuid=) run
+# in the same directory (pz_ref): -g objects name their directory.
+
+# pz_prefix STACK (15 | 16 | sid): P = the suite's installed prefix of that stack (built by
+# scripts/make-rocm-prefix, installed with the cache dir $SUITE_TMP/install-ccache-STACK);
+# PZ_STACK = STACK; CCACHE_DIR = $TEST_DIR/ccache; XDG_CACHE_HOME = $SUITE_TMP/xdg-STACK.
+pz_prefix() {
+  PZ_STACK=$1
+  P=$SUITE_TMP/pieces-prefix-$1
+  if [ ! -e "$P.ready" ]; then
+    rm -rf "$P"
+    if [ "$1" = sid ]; then
+      "$SCRIPTS/make-rocm-prefix" "$P" --stack sid >/dev/null
+    else
+      "$SCRIPTS/make-rocm-prefix" "$P" --llvm "$1" >/dev/null
+    fi || { fail "scripts/make-rocm-prefix for stack $1 failed"; return 1; }
+    env -u CCACHE_DIR "$SHIMCTL" install "$P" --cache-dir "$SUITE_TMP/install-ccache-$1" --no-verify \
+      >"$SUITE_TMP/install-$1.out" 2>&1 ||
+      { fail "install of $P failed:"$'\n'"$(cat "$SUITE_TMP/install-$1.out")"; return 1; }
+    : >"$P.ready"
+  fi
+  export CCACHE_DIR=$TEST_DIR/ccache
+  export XDG_CACHE_HOME=$SUITE_TMP/xdg-$1
+  mkdir -p "$XDG_CACHE_HOME"
+}
+
+# pz_use hipcc | clang: PZ_CC = the compile command of this test (through the installed shims):
+# hipcc, or clang++ -x hip (Debian's clang-15/16 find no ROCm without --rocm-path; sid's
+# clang++.cfg gives it).
+pz_use() {
+  case $1 in
+    hipcc) PZ_CC=("$P/bin/hipcc") ;;
+    clang)
+      PZ_CC=("$P/llvm/bin/clang++" -x hip)
+      [ "$PZ_STACK" = sid ] || PZ_CC+=("--rocm-path=$P")
+      ;;
+    *) fail "pz_use: $1?" ;;
+  esac
+}
+
+# corpus DIR [SCALE]: DIR holds k.hip (templates, math, __device__/__constant__ globals, a static
+# __device__ variable the host reads, an anonymous-namespace kernel) and corpus.h (CORPUS_SCALE).
+corpus() {
+  mkdir -p "$1" || fail "cannot make $1"
+  cat >"$1/k.hip" <<'EOF'
+#include <hip/hip_runtime.h>
+#include "corpus.h"
+template <typename T> __global__ void axpy(T a, const T* x, T* y) { y[threadIdx.x] += a * x[threadIdx.x]; }
+template __global__ void axpy<float>(float, const float*, float*);
+template __global__ void axpy<double>(double, const double*, double*);
+__global__ void math(float* x) {
+  float v = x[threadIdx.x];
+  x[threadIdx.x] = sqrtf(v) + sinf(v) * expf(v) + powf(v, 1.5f);
+}
+__device__ int dev_counter;
+__constant__ float dev_table[4] = {1, 2, 3, CORPUS_SCALE};
+static __device__ int static_hits;
+namespace {
+__global__ void anon_kernel(int* out) { atomicAdd(&static_hits, 1); out[0] = static_hits + dev_counter + (int)dev_table[3]; }
+}
+int launch(int* out) {
+  hipLaunchKernelGGL(anon_kernel, dim3(1), dim3(1), 0, 0, out);
+  int h = 0;
+  (void)hipMemcpyFromSymbol(&h, HIP_SYMBOL(static_hits), sizeof h);
+  return h;
+}
+EOF
+  printf '#define CORPUS_SCALE %s\n' "${2:-4}" >"$1/corpus.h"
+}
+
+# tiny DIR: DIR holds t.hip, one small kernel (the fallback cases), and t2.hip.
+tiny() {
+  mkdir -p "$1" || fail "cannot make $1"
+  printf '#include <hip/hip_runtime.h>\n__global__ void tiny_k(float* x) { x[threadIdx.x] = sqrtf(x[threadIdx.x]) + 1.0f; }\n' >"$1/t.hip"
+  printf '#include <hip/hip_runtime.h>\n__global__ void tiny_k2(float* x) { x[threadIdx.x] *= 3.0f; }\n' >"$1/t2.hip"
+}
+
+# targets LIST: --offload-arch= arguments of a comma list, in hipcc's and CMake's style.
+targets() {
+  local t out=()
+  for t in ${1//,/ }; do out+=("--offload-arch=$t"); done
+  echo "${out[@]}"
+}
+
+# pz_compile DIR ARGS...: in DIR, PZ_CC ARGS through the shims with the trace on; the trace and
+# the compiler's messages in DIR/trace (replaced). Fails the test when the compile fails.
+pz_compile() {
+  local dir=$1; shift
+  (cd "$dir" && SHIMCTL_SHIM_TRACE=1 "${PZ_CC[@]}" "$@" >trace 2>&1) ||
+    fail "compile in $dir failed: ${PZ_CC[*]} $*"$'\n'"$(cat "$dir/trace")"
+}
+
+# pz_ref DIR OUTS ARGS...: the same command uncached (SHIMCTL_DISABLE=1) in DIR: each file of the
+# comma list OUTS (the compile's outputs: k.o, k.d) is moved aside first and the reference's is
+# renamed ref.<name> after, so that the compile itself runs with the names the shim's ran with.
+pz_ref() {
+  local dir=$1 outs=$2 o; shift 2
+  for o in ${outs//,/ }; do [ ! -e "$dir/$o" ] || mv "$dir/$o" "$dir/$o.shim"; done
+  (cd "$dir" && SHIMCTL_DISABLE=1 "${PZ_CC[@]}" "$@" >ref.out 2>&1) ||
+    fail "uncached reference compile in $dir failed: ${PZ_CC[*]} $*"$'\n'"$(cat "$dir/ref.out")"
+  for o in ${outs//,/ }; do
+    mv "$dir/$o" "$dir/ref.$o" || fail "the reference made no $o"
+    [ ! -e "$dir/$o.shim" ] || mv "$dir/$o.shim" "$dir/$o"
+  done
+}
+
+# pieces_in DIR: the pieces of DIR/trace, sorted: "gfx1030:miss gfx908:hit ..." ("" for none).
+pieces_in() {
+  sed -n 's/^shimctl-shim: pieces: piece \([^ ]*\) \(hit\|miss\).*/\1:\2/p' "$1/trace" | sort | xargs
+}
+
+# whole_in DIR: the reason of DIR/trace's "whole object" line ("" when there is none).
+whole_in() {
+  sed -n 's/^shimctl-shim: pieces: whole object: //p' "$1/trace" | head -1
+}
+
+# split_in DIR: N of "object from N pieces" in DIR/trace ("" when there is none).
+split_in() {
+  sed -n 's/^shimctl-shim: pieces: object from \([0-9]*\) pieces$/\1/p' "$1/trace"
+}
+
+# pz_counts [CACHE DIR]: "hit=N miss=N split=N" of the pieces' counters (absent: 0).
+pz_counts() {
+  local f=${1:-$CCACHE_DIR}/shimctl-pieces
+  awk '{ c[$1] = $2 } END { printf "hit=%d miss=%d split=%d\n", c["piece_hit"], c["piece_miss"], c["split_compile"] }' \
+    "$([ -f "$f" ] && echo "$f" || echo /dev/null)"
+}
+
+# ccache_hm [CACHE DIR]: "hits=N misses=N" of ccache's own statistics (pieces included).
+ccache_hm() {
+  local d=${1:-$CCACHE_DIR}
+  echo "hits=$(($(ccache_stat "$d" direct_cache_hit) + $(ccache_stat "$d" preprocessed_cache_hit))) misses=$(ccache_stat "$d" cache_miss)"
+}
+
+# expect_split DIR N PIECES: DIR/trace shows an object made of N pieces, these (pieces_in's form).
+expect_split() {
+  expect_eq "" "$(whole_in "$1")" "whole-object reason in $1/trace (expected a split)"
+  expect_eq "$2" "$(split_in "$1")" "pieces of the object in $1"
+  expect_eq "$3" "$(pieces_in "$1")" "pieces hit and compiled in $1"
+}
+
+# expect_whole DIR REASON: DIR/trace shows the whole-object path with REASON, and no piece.
+expect_whole() {
+  expect_eq "$2" "$(whole_in "$1")" "whole-object reason in $1/trace"
+  expect_eq "" "$(pieces_in "$1")$(split_in "$1")" "pieces in $1/trace (expected none)"
+}
+
+# pz_fallback DIR REASON OUTS ARGS...: DIR gets tiny's sources; ARGS compile through the shims
+# the whole way (REASON in the trace; counters untouched); every output of the comma list OUTS
+# equals the uncached compile's. REASON "several inputs": the shim itself sees that the call is
+# not one source's compile and never asks for pieces, so the trace may name no reason at all.
+pz_fallback() {
+  local dir=$1 reason=$2 outs=$3 o before; shift 3
+  tiny "$dir"
+  before=$(pz_counts)
+  pz_compile "$dir" "$@"
+  if [ "$reason" = "several inputs" ] && [ -z "$(whole_in "$dir")" ]; then
+    expect_whole "$dir" ""
+  else
+    expect_whole "$dir" "$reason"
+  fi
+  expect_eq "$before" "$(pz_counts)" "pieces counters after a whole-object compile ($reason)"
+  pz_ref "$dir" "$outs" "$@"
+  for o in ${outs//,/ }; do expect_same_file "$dir/ref.$o" "$dir/$o"; done
+}
+
+# pz_corpus_add_target CASE TWO THREE [FLAGS...]: the corpus in $TEST_DIR/CASE-2 compiled for
+# the targets TWO (comma list), then in $TEST_DIR/CASE-3 (another directory, the same relative
+# names) for THREE (TWO and one more): the old pieces hit, only the new one compiles, and the
+# object equals an uncached compile for THREE. Leaves the directories for more checks.
+pz_corpus_add_target() {
+  local c=$1 two=$2 three=$3 t new="" expect=""; shift 3
+  corpus "$TEST_DIR/$c-2"
+  corpus "$TEST_DIR/$c-3"
+  pz_compile "$TEST_DIR/$c-2" "$@" $(targets "$two") -c k.hip -o k.o
+  expect_split "$TEST_DIR/$c-2" "$(echo ${two//,/ } | wc -w)" "$(for t in ${two//,/ }; do echo "$t:miss"; done | sort | xargs)"
+  pz_compile "$TEST_DIR/$c-3" "$@" $(targets "$three") -c k.hip -o k.o
+  for t in ${three//,/ }; do
+    case ",$two," in *",$t,"*) expect="$expect $t:hit" ;; *) expect="$expect $t:miss"; new=$t ;; esac
+  done
+  expect_split "$TEST_DIR/$c-3" "$(echo ${three//,/ } | wc -w)" "$(echo $expect | tr ' ' '\n' | sort | xargs)"
+  [ -n "$new" ] || fail "pz_corpus_add_target: $three adds no target to $two"
+  pz_ref "$TEST_DIR/$c-3" k.o "$@" $(targets "$three") -c k.hip -o k.o
+  expect_same_file "$TEST_DIR/$c-3/ref.k.o" "$TEST_DIR/$c-3/k.o"
+}
+
+# sorted WORD...: the words sorted, on one line (pieces_in's order).
+sorted() { printf '%s\n' "$@" | sort | xargs; }
+
+# pz_verdicts: the first-split verdicts recorded in this stack's cache home, on one line.
+pz_verdicts() { cat "$XDG_CACHE_HOME"/shimctl/pieces-checked/* 2>/dev/null | xargs; }
+
+# expect_checked DIR: DIR/trace shows the first split's check against the one-step compile.
+expect_checked() {
+  grep -qx 'shimctl-shim: pieces: first split of this toolchain checked against its one-step compile: identical' \
+    "$1/trace" || fail "the first split was not checked (or not identical):"$'\n'"$(cat "$1/trace")"
+}
+
+# ---- the cases, shared by the stacks: targets A and B are the old ones, C the added one ---------
+
+# pz_case_add_remove_change A B C: the corpus for A,B then A,B,C from another directory (the first
+# split of the toolchain checked, counters, ccache's statistics), the same again (a whole-object
+# hit), B,C from another directory (every piece hits), a changed header (every piece misses) and
+# SHIMCTL_PIECES=0 (no piece). The first test of its stack (the verdicts start empty).
+pz_case_add_remove_change() {
+  local a=$1 b=$2 c=$3 t2=$1,$2 t3=$1,$2,$3
+  expect_eq "" "$(pz_verdicts)" "verdicts before the first split of the toolchain"
+  pz_corpus_add_target plain "$t2" "$t3" -O2
+  expect_checked "$TEST_DIR/plain-2"
+  grep -q 'checked against' "$TEST_DIR/plain-3/trace" && fail "the second split was checked again"
+  expect_eq same "$(pz_verdicts)" "the verdict recorded"
+  expect_eq "hit=2 miss=3 split=2" "$(pz_counts)" "pieces counters after 2 then 3 targets"
+  grep -qx 'checked_same 1' "$CCACHE_DIR/shimctl-pieces" || fail "no checked_same 1 in the counters"
+  # ccache counts the pieces too: 2 whole-object misses + 3 piece misses, 2 piece hits.
+  expect_eq "hits=2 misses=5" "$(ccache_hm)" "ccache's statistics"
+  local ref3=$TEST_DIR/plain-3/ref.k.o
+  cmp -s "$TEST_DIR/plain-2/k.o" "$ref3" && fail "the 2- and 3-target objects are equal: the test proves nothing"
+
+  # The same 3-target compile again from another directory: one ccache hit, no piece.
+  corpus "$TEST_DIR/again"
+  pz_compile "$TEST_DIR/again" -O2 $(targets "$t3") -c k.hip -o k.o
+  expect_eq "" "$(pieces_in "$TEST_DIR/again")$(whole_in "$TEST_DIR/again")" "pieces traced on a whole-object hit"
+  expect_eq "hits=3 misses=5" "$(ccache_hm)" "ccache's statistics after the whole-object hit"
+  expect_eq "hit=2 miss=3 split=2" "$(pz_counts)" "pieces counters after the whole-object hit"
+  expect_same_file "$ref3" "$TEST_DIR/again/k.o"
+
+  # A target removed (3 -> 2, another directory): every piece hits.
+  corpus "$TEST_DIR/removed"
+  pz_compile "$TEST_DIR/removed" -O2 $(targets "$b,$c") -c k.hip -o k.o
+  expect_split "$TEST_DIR/removed" 2 "$(sorted "$b:hit" "$c:hit")"
+  pz_ref "$TEST_DIR/removed" k.o -O2 $(targets "$b,$c") -c k.hip -o k.o
+  expect_same_file "$TEST_DIR/removed/ref.k.o" "$TEST_DIR/removed/k.o"
+  expect_eq "hit=4 miss=3 split=3" "$(pz_counts)" "pieces counters after 3 -> 2"
+
+  # The header every piece includes changed: every piece misses; the object is the new one.
+  corpus "$TEST_DIR/header" 5
+  pz_compile "$TEST_DIR/header" -O2 $(targets "$t3") -c k.hip -o k.o
+  expect_split "$TEST_DIR/header" 3 "$(sorted "$a:miss" "$b:miss" "$c:miss")"
+  pz_ref "$TEST_DIR/header" k.o -O2 $(targets "$t3") -c k.hip -o k.o
+  expect_same_file "$TEST_DIR/header/ref.k.o" "$TEST_DIR/header/k.o"
+  cmp -s "$ref3" "$TEST_DIR/header/k.o" && fail "the object did not change with its header"
+  expect_eq "hit=4 miss=6 split=4" "$(pz_counts)" "pieces counters after the header change"
+
+  # SHIMCTL_PIECES=0 (another cache): the compile runs whole, no piece, no counter.
+  corpus "$TEST_DIR/off"
+  CCACHE_DIR=$TEST_DIR/ccache-off SHIMCTL_PIECES=0 pz_compile "$TEST_DIR/off" -O2 $(targets "$t3") -c k.hip -o k.o
+  expect_eq "" "$(pieces_in "$TEST_DIR/off")$(split_in "$TEST_DIR/off")" "pieces with SHIMCTL_PIECES=0"
+  [ ! -e "$TEST_DIR/ccache-off/shimctl-pieces" ] || fail "SHIMCTL_PIECES=0 wrote pieces counters"
+  expect_eq "hits=0 misses=1" "$(ccache_hm "$TEST_DIR/ccache-off")" "ccache's statistics with SHIMCTL_PIECES=0"
+  expect_same_file "$ref3" "$TEST_DIR/off/k.o"
+}
+
+# pz_case_rdc A B C: -fgpu-rdc (bitcode pieces; the host reads a static device variable, whose
+# name follows the CUID): A,B then A,B,C from another directory.
+pz_case_rdc() {
+  pz_corpus_add_target rdc "$1,$2" "$1,$2,$3" -O2 -fgpu-rdc
+  expect_eq "hit=2 miss=3 split=2" "$(pz_counts)" "pieces counters"
+  local d
+  for d in rdc-2 rdc-3; do
+    [ -z "$(find "$TEST_DIR/$d" -name '*.shimctl-pieces*')" ] || fail "the bundle's temporary file is left in $d"
+  done
+}
+
+# pz_case_ids A+ B+ C A-: target IDs with features (A+, B+ the old ones, C added), then A- (the
+# same processor as A+, another feature) with B+: another piece, B+'s hits.
+pz_case_ids() {
+  pz_corpus_add_target ids "$1,$2" "$1,$2,$3" -O2
+  expect_eq "hit=2 miss=3 split=2" "$(pz_counts)" "pieces counters"
+  corpus "$TEST_DIR/ids-x"
+  pz_compile "$TEST_DIR/ids-x" -O2 $(targets "$4,$2") -c k.hip -o k.o
+  expect_split "$TEST_DIR/ids-x" 2 "$(sorted "$2:hit" "$4:miss")"
+  pz_ref "$TEST_DIR/ids-x" k.o -O2 $(targets "$4,$2") -c k.hip -o k.o
+  expect_same_file "$TEST_DIR/ids-x/ref.k.o" "$TEST_DIR/ids-x/k.o"
+}
+
+# pz_case_debug_depfile A B C: -g -MD -MF k.d: A,B in g-a; A,B,C in g-b (another directory: -g
+# device code names its directory, so every piece misses); A,B,C in g-a (the old pieces hit).
+# Objects and depfiles as uncached.
+pz_case_debug_depfile() {
+  local flags=(-O2 -g -MD -MF k.d) t3=$1,$2,$3
+  corpus "$TEST_DIR/g-a"
+  corpus "$TEST_DIR/g-b"
+  pz_compile "$TEST_DIR/g-a" "${flags[@]}" $(targets "$1,$2") -c k.hip -o k.o
+  expect_split "$TEST_DIR/g-a" 2 "$(sorted "$1:miss" "$2:miss")"
+  pz_compile "$TEST_DIR/g-b" "${flags[@]}" $(targets "$t3") -c k.hip -o k.o
+  expect_split "$TEST_DIR/g-b" 3 "$(sorted "$1:miss" "$2:miss" "$3:miss")"
+  pz_ref "$TEST_DIR/g-b" k.o,k.d "${flags[@]}" $(targets "$t3") -c k.hip -o k.o
+  expect_same_file "$TEST_DIR/g-b/ref.k.o" "$TEST_DIR/g-b/k.o"
+  expect_same_file "$TEST_DIR/g-b/ref.k.d" "$TEST_DIR/g-b/k.d"
+  grep -q "$TEST_DIR/g-b" "$TEST_DIR/g-b/k.o" || fail "the -g object does not name its directory"
+  grep -q "$TEST_DIR/g-a" "$TEST_DIR/g-b/k.o" && fail "g-b's object names g-a"
+  pz_compile "$TEST_DIR/g-a" "${flags[@]}" $(targets "$t3") -c k.hip -o k.o
+  expect_split "$TEST_DIR/g-a" 3 "$(sorted "$1:hit" "$2:hit" "$3:miss")"
+  pz_ref "$TEST_DIR/g-a" k.o,k.d "${flags[@]}" $(targets "$t3") -c k.hip -o k.o
+  expect_same_file "$TEST_DIR/g-a/ref.k.o" "$TEST_DIR/g-a/k.o"
+  expect_same_file "$TEST_DIR/g-a/ref.k.d" "$TEST_DIR/g-a/k.d"
+  expect_contains "$(cat "$TEST_DIR/g-a/k.d")" "corpus.h" "the depfile"
+  expect_eq "hit=2 miss=6 split=3" "$(pz_counts)" "pieces counters"
+}
+
+# pz_case_error A B: a compile error fails with the compiler's message and exit code (the pieces
+# fail, the one-step compile reports it), as uncached; no object, no counter.
+pz_case_error() {
+  corpus "$TEST_DIR/bad"
+  echo '__global__ void broken(float* x) { x[0] = undeclared_name; }' >>"$TEST_DIR/bad/k.hip"
+  local rc=0 ref_rc=0 args=(-O2 $(targets "$1,$2") -c k.hip -o k.o)
+  (cd "$TEST_DIR/bad" && "${PZ_CC[@]}" "${args[@]}" >shim.err 2>&1) || rc=$?
+  (cd "$TEST_DIR/bad" && SHIMCTL_DISABLE=1 "${PZ_CC[@]}" "${args[@]}" >ref.err 2>&1) || ref_rc=$?
+  [ "$ref_rc" -ne 0 ] || fail "the broken source compiled: the test proves nothing"
+  expect_eq "$ref_rc" "$rc" "exit code through the shims (uncached: $ref_rc)"
+  expect_contains "$(cat "$TEST_DIR/bad/shim.err")" "use of undeclared identifier 'undeclared_name'" "the compiler's message"
+  expect_eq "$(cat "$TEST_DIR/bad/ref.err")" "$(cat "$TEST_DIR/bad/shim.err")" "messages through the shims against uncached"
+  [ ! -e "$TEST_DIR/bad/k.o" ] || fail "an object was written for a failed compile"
+  expect_eq "hit=0 miss=0 split=0" "$(pz_counts)" "pieces counters after a failed compile"
+  # The trace says why the object was made whole.
+  (cd "$TEST_DIR/bad" && SHIMCTL_SHIM_TRACE=1 "${PZ_CC[@]}" "${args[@]}" >trace 2>&1)
+  expect_contains "$(whole_in "$TEST_DIR/bad")" "failed" "the whole-object reason after a failing piece"
+}

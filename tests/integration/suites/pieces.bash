@@ -1,0 +1,127 @@
+# Per-target pieces (issue 25) on the Debian 12 stack: perl hipcc 5.2 with clang-15, and clang-16
+# -x hip directly, GPU targets gfx908, gfx90a and gfx1030 (gfx942/gfx1100 are unknown there).
+# On ccache's miss, a HIP compile is made of one ccache-kept device piece per target, the driver's
+# bundler and the host compile: a target set that adds or removes a target (from another
+# directory) reuses the pieces it shares, and every object equals an uncached compile of the same
+# command byte for byte. The cases the split cannot reproduce run whole (the trace says why), also
+# with the same bytes. sid_pieces.bash: the same on hipcc 7.0.2 / clang-21.
+# Helpers: tests/integration/lib-pieces.bash.
+
+source "$SRC_DIR/tests/integration/lib-pieces.bash"
+
+suite_requires() {
+  command -v ccache >/dev/null && [ -x /usr/lib/llvm-15/bin/clang ] && [ -x /usr/lib/llvm-16/bin/clang ] &&
+    [ -f /usr/bin/hipcc.pl ] && [ -x "$SHIMCTL" ] && [ -x "$SHIM_BIN" ]
+}
+
+test_hipcc15_add_remove_change() {
+  TEST "hipcc/clang-15: 2 targets, then 3 from another dir (2 pieces hit), 3 -> 2 (all hit), whole hit, header change, SHIMCTL_PIECES=0"
+  pz_prefix 15
+  pz_use hipcc
+  pz_case_add_remove_change gfx908 gfx90a gfx1030
+}
+
+test_hipcc15_rdc() {
+  TEST "hipcc/clang-15 -fgpu-rdc: 3 targets from another dir reuse 2 bitcode pieces; object as uncached"
+  pz_prefix 15
+  pz_use hipcc
+  pz_case_rdc gfx908 gfx90a gfx1030
+}
+
+test_hipcc15_compile_error() {
+  TEST "hipcc/clang-15: a compile error still fails with the compiler's message and exit code"
+  pz_prefix 15
+  pz_use hipcc
+  pz_case_error gfx908 gfx90a
+}
+
+test_clang16_target_ids() {
+  TEST "clang-16 -x hip, target IDs (xnack+/sramecc+): 3 targets from another dir reuse 2 pieces; xnack- is its own piece"
+  pz_prefix 16
+  pz_use clang
+  expect_eq "" "$(pz_verdicts)" "verdicts before the first split of clang-16"
+  pz_case_ids "gfx90a:xnack+" "gfx908:sramecc+" gfx1030 "gfx90a:xnack-"
+  expect_checked "$TEST_DIR/ids-2"
+}
+
+test_clang16_debug_depfile() {
+  TEST "clang-16 -x hip -g -MD -MF: another dir misses (DWARF names it), the same dir reuses; objects and depfiles as uncached"
+  pz_prefix 16
+  pz_use clang
+  pz_case_debug_depfile gfx908 gfx90a gfx1030
+}
+
+test_fallbacks_debian() {
+  TEST "what a split cannot reproduce runs whole (trace says why), objects as uncached: -save-temps, -fgpu-sanitize, -Xoffload-linker, several inputs, the user's -cuid="
+  pz_prefix 16
+  pz_use clang
+  pz_fallback "$TEST_DIR/save-temps" "-save-temps is given" t.o -save-temps $(targets gfx90a) -c t.hip -o t.o
+  ls "$TEST_DIR/save-temps"/t-hip-amdgcn-amd-amdhsa-gfx90a* >/dev/null 2>&1 ||
+    fail "-save-temps kept no device temporaries in its directory: $(ls "$TEST_DIR/save-temps" | xargs)"
+  pz_fallback "$TEST_DIR/sanitize" "-fgpu-sanitize is given" t.o -fgpu-sanitize $(targets gfx90a) -c t.hip -o t.o
+  pz_fallback "$TEST_DIR/xoffload" "-Xoffload-linker is given" t.o -Xoffload-linker --no-undefined $(targets gfx90a) -c t.hip -o t.o
+  pz_fallback "$TEST_DIR/cuid" "the CUID is not the shim's" t.o -cuid=0123456789abcdef $(targets gfx908,gfx90a) -c t.hip -o t.o
+  pz_use hipcc
+  pz_fallback "$TEST_DIR/inputs" "several inputs" t.o,t2.o $(targets gfx90a) -c t.hip t2.hip
+  expect_eq "hit=0 miss=0 split=0" "$(pz_counts)" "pieces counters after the whole-object compiles"
+}
+
+# ---- one root-installed prefix, another user ---------------------------------------------------
+pz_mu_cleanup() {
+  [ -n "${PZ_USER:-}" ] && { pkill -KILL -u "$PZ_USER" 2>/dev/null; userdel "$PZ_USER" 2>/dev/null; }
+  [ -n "${PZ_MU:-}" ] && rm -rf "$PZ_MU"
+}
+
+# as_user DIR CMD...: CMD as PZ_USER in DIR, with a clean environment: its own HOME and CCACHE_DIR.
+as_user() {
+  local dir=$1; shift
+  runuser -u "$PZ_USER" -- env -i PATH=/usr/bin:/bin HOME="$PZ_MU/home-user" LANG=C \
+    CCACHE_DIR="$PZ_MU/home-user/ccache" ${PZ_ENV:+$PZ_ENV} sh -c 'cd "$1" && shift && exec "$@"' sh "$dir" "$@"
+}
+
+test_multiuser() {
+  TEST "a root-installed prefix: another user's compiles split with its own cache and cache home, nothing written in root's home, objects as uncached"
+  command -v useradd >/dev/null && command -v runuser >/dev/null && [ "$(id -u)" -eq 0 ] ||
+    { echo "    (skipped: needs root, useradd and runuser)"; return 0; }
+  PZ_USER=pzu$(printf '%04x%04x' $$ $RANDOM)
+  PZ_MU=$(mktemp -d /var/tmp/shimctl-pz.XXXXXX)
+  chmod 755 "$PZ_MU"
+  trap pz_mu_cleanup EXIT
+  useradd -M -N -s /bin/sh "$PZ_USER" || fail "useradd $PZ_USER"
+  # Root's home: open to everyone (1777), so that a write there by the user's compile would succeed
+  # and show.
+  mkdir -p "$PZ_MU/home-root" "$PZ_MU/home-user"
+  P=$PZ_MU/rocm
+  "$SCRIPTS/make-rocm-prefix" "$P" --llvm 15 >/dev/null || fail "make-rocm-prefix"
+  HOME=$PZ_MU/home-root env -u CCACHE_DIR -u XDG_CACHE_HOME "$SHIMCTL" install "$P" \
+    --cache-dir "$PZ_MU/home-root/ccache" --no-verify >"$TEST_DIR/install.out" 2>&1 ||
+    fail "root's install failed:"$'\n'"$(cat "$TEST_DIR/install.out")"
+  chmod 1777 "$PZ_MU/home-root"
+  local before; before=$(cd "$PZ_MU/home-root" && find . -printf '%p %s %T@\n' | sort)
+  chown "$PZ_USER" "$PZ_MU/home-user"
+  local d
+  for d in w2 w3; do corpus "$PZ_MU/$d"; chown -R "$PZ_USER" "$PZ_MU/$d"; done
+  PZ_CC=("$P/bin/hipcc")
+  PZ_ENV=SHIMCTL_SHIM_TRACE=1 as_user "$PZ_MU/w2" "$P/bin/hipcc" -O2 $(targets gfx908,gfx90a) -c k.hip -o k.o \
+    >"$PZ_MU/w2/trace" 2>&1 || fail "the user's 2-target compile failed:"$'\n'"$(cat "$PZ_MU/w2/trace")"
+  expect_split "$PZ_MU/w2" 2 "gfx908:miss gfx90a:miss"
+  grep -q 'checked against its one-step compile: identical' "$PZ_MU/w2/trace" ||
+    fail "the user's first split was not checked:"$'\n'"$(cat "$PZ_MU/w2/trace")"
+  PZ_ENV=SHIMCTL_SHIM_TRACE=1 as_user "$PZ_MU/w3" "$P/bin/hipcc" -O2 $(targets gfx908,gfx90a,gfx1030) -c k.hip -o k.o \
+    >"$PZ_MU/w3/trace" 2>&1 || fail "the user's 3-target compile failed:"$'\n'"$(cat "$PZ_MU/w3/trace")"
+  expect_split "$PZ_MU/w3" 3 "gfx1030:miss gfx908:hit gfx90a:hit"
+  mv "$PZ_MU/w3/k.o" "$PZ_MU/w3/shim.k.o"
+  PZ_ENV=SHIMCTL_DISABLE=1 as_user "$PZ_MU/w3" "$P/bin/hipcc" -O2 $(targets gfx908,gfx90a,gfx1030) -c k.hip -o k.o \
+    >"$PZ_MU/w3/ref.out" 2>&1 || fail "the user's uncached compile failed:"$'\n'"$(cat "$PZ_MU/w3/ref.out")"
+  expect_same_file "$PZ_MU/w3/k.o" "$PZ_MU/w3/shim.k.o"
+  expect_eq "$PZ_USER" "$(stat -c %U "$PZ_MU/w3/shim.k.o")" "owner of the user's object"
+  # The counters in the user's cache, the verdict in the user's cache home, both the user's.
+  expect_eq "hit=2 miss=3 split=2" "$(pz_counts "$PZ_MU/home-user/ccache")" "the user's pieces counters"
+  expect_eq "$PZ_USER" "$(stat -c %U "$PZ_MU/home-user/ccache/shimctl-pieces")" "owner of the counters"
+  local verdicts
+  verdicts=$(find "$PZ_MU/home-user/.cache/shimctl/pieces-checked" -type f -printf '%u ' 2>/dev/null)
+  expect_eq "$PZ_USER" "$(echo $verdicts)" "the user's verdict files (owners)"
+  expect_eq "$before" "$(cd "$PZ_MU/home-root" && find . -printf '%p %s %T@\n' | sort)" "root's home after the user's compiles"
+  expect_eq "" "$(find "$PZ_MU/home-root" /root -xdev -user "$PZ_USER" -print -quit 2>/dev/null)" \
+    "files of the user under root's homes"
+}
