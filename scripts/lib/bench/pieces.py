@@ -1,0 +1,210 @@
+"""--section pieces: what the per-GPU-target pieces (issue 25) save when a HIP source is compiled
+again for another target set, and what they cost on a whole hit and on a cold miss.
+
+Each stack runs scripts/lib/bench-pieces.bash (what it measures and how: its header): debian12 on
+the host with BUILD_DIR's shimctl (make-rocm-prefix --llvm 15: clang-15, ccache 4.7.5; targets
+gfx908,gfx90a + gfx1030), sid inside scripts/make-sid-root's root (scripts/sid-run) with
+SID_BUILD_DIR's (clang-21, ccache 4.14.2; gfx90a,gfx942 + gfx1100). Kernels: small (one math
+kernel) and heavy (15 instantiations of a templated kernel).
+
+Reported per stack, kernel and step: the median of each side over the paired rounds, the median of
+the per-round ratios shim / reference with p25-p75, the pieces' counts of the shim side (hit/miss
+per compile, from CACHE/shimctl-pieces) and cmp of every shim object with the reference's. The
+whole hit: paired hyperfine rounds, pieces on / SHIMCTL_PIECES=0, and ccache's stats_log counts.
+
+Environment: BENCH_PIECES_ROUNDS (default 5, --quick 1), BENCH_PIECES_KERNELS (default "small
+heavy", --quick "small"), BENCH_PIECES_HIT_RUNS (default 5, --quick 3), BENCH_PIECES_STACKS
+(default "debian12 sid"), SID_BUILD_DIR (default <repo>/build-sid; a build outside the checkout is
+bound into the root with its sources), SHIMCTL_SID_ROOT (default /var/cache/shimctl/sid-root).
+Not measured here: ggml (issue 15's --section ggml) for two target sets. Nothing is gated on time.
+"""
+import json
+import os
+import shutil
+import statistics
+import subprocess
+from pathlib import Path
+
+from .common import BenchError, loadavg, log
+
+STEPS = [  # (step, reference side, what)
+    ("add", "uncached", "add one target: {A,B} cached, then {A,B,C}; shim / uncached {A,B,C}"),
+    ("overlap", "uncached", "overlapping set: {A,B} cached, then {B,C}; shim / uncached {B,C}"),
+    ("grow", "uncached", "grow a set: {A} cached, then {A,B}; shim / uncached {A,B}"),
+    ("cold", "cold-nopieces", "cold miss {A,B}: pieces on / SHIMCTL_PIECES=0 (both through the shim, empty caches)"),
+]
+
+
+def settings(quick):
+    env = lambda k, d: os.environ.get(k) or d
+    return (int(env("BENCH_PIECES_ROUNDS", 1 if quick else 5)), env("BENCH_PIECES_KERNELS", "small" if quick else "small heavy"),
+            int(env("BENCH_PIECES_HIT_RUNS", 3 if quick else 5)))
+
+
+def run_stack(argv):
+    if subprocess.run([str(a) for a in argv], stdin=subprocess.DEVNULL).returncode != 0:
+        raise BenchError(f"the pieces stack failed: {' '.join(map(str, argv))}")
+
+
+def section_pieces(b):
+    rounds, kernels, hit_runs = settings(b.quick)
+    stacks = os.environ.get("BENCH_PIECES_STACKS", "debian12 sid").split()
+    script = b.scripts / "lib" / "bench-pieces.bash"
+    nice = ["nice", "-n", str(b.nice)]
+    load_start = loadavg()
+    for stack in stacks:
+        work = b.W / f"pieces-{stack}"
+        if stack == "debian12":
+            log(f"pieces: debian12, {rounds} rounds of {kernels} (shimctl: {b.build})")
+            run_stack([*nice, "bash", script, stack, work, b.shimctl, rounds, kernels, hit_runs])
+        elif stack == "sid":
+            run_sid(b, script, work, rounds, kernels, hit_runs, nice)
+        else:
+            raise BenchError(f"BENCH_PIECES_STACKS: unknown stack {stack} (debian12, sid)")
+    info = {"started": b.get("bench.started"), "load_start": load_start, "load_end": loadavg(),
+            "machine": f"{os.cpu_count()} cores, {b.get('machine.cpu')}", "rounds": rounds, "hit_runs": hit_runs}
+    md = report(info, [read_stack(b.W / f"pieces-{s}", s) for s in stacks if (b.W / f"pieces-{s}").is_dir()])
+    b.put("pieces.md", md)
+    title = f"# Per-target pieces (scripts/bench --section pieces{' --quick' if b.quick else ''}, {info['started']})\n\n"
+    print(title + md, end="", flush=True)
+    (b.out / "PIECES.md").write_text(title + md)
+    log(f"wrote {b.out}/PIECES.md")
+    return md
+
+
+def run_sid(b, script, work, rounds, kernels, hit_runs, nice):
+    sid_root = Path(os.environ.get("SHIMCTL_SID_ROOT", "/var/cache/shimctl/sid-root"))
+    sid_build = Path(os.environ.get("SID_BUILD_DIR") or b.root / "build-sid").absolute()
+    if not os.access(sid_root / "bin/sh", os.X_OK):
+        raise BenchError(f"no sid root at {sid_root}: run scripts/make-sid-root {sid_root}")
+    if not os.access(sid_build / "installer/shimctl", os.X_OK):
+        raise BenchError(f"no shimctl build in {sid_build} (SID_BUILD_DIR; see scripts/lib/bench/cold.py, 'Builds')")
+    # the sid root has no hyperfine: the host's (Debian 12's glibc is older, so it runs there)
+    hf = work.parent / "host-hyperfine" / "hyperfine"
+    hf.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copy2(shutil.which("hyperfine"), hf)
+    # sid-run binds the checkout; the work dir too, and a build (and its sources) from elsewhere
+    binds = [b.W]
+    cache = (sid_build / "CMakeCache.txt").read_text()
+    home = next((l.split("=", 1)[1] for l in cache.splitlines() if l.startswith("CMAKE_HOME_DIRECTORY:INTERNAL=")), "")
+    for d in (str(sid_build), home):
+        if d and d != "/" and not (d + "/").startswith(str(b.root) + "/") and d not in binds:
+            binds.append(d)
+    log(f"pieces: sid, {rounds} rounds of {kernels} (shimctl: {sid_build}, root {sid_root})")
+    try:
+        run_stack([b.scripts / "sid-run", *[a for d in binds for a in ("--bind", d)], sid_root, "env",
+                   f"BENCH_HYPERFINE={hf}", *nice, "bash", script, "sid", work, sid_build / "installer/shimctl",
+                   rounds, kernels, hit_runs])
+    finally:
+        for d in binds:  # sid-run's mount points, left empty in the root
+            for p in [Path(d), *Path(d).parents][:-1]:
+                try:
+                    os.rmdir(f"{sid_root}{p}")
+                except OSError:
+                    break
+
+
+def tsv(path):
+    try:
+        return [l.split("\t") for l in Path(path).read_text().splitlines() if l.strip()]
+    except OSError:
+        return []
+
+
+def read_stack(work, stack):
+    """One stack: info, times {(kernel, step, side): {round: s}}, pieces, cmp, whole-hit times and counts."""
+    info = dict(l[:2] for l in tsv(work / "info") if len(l) >= 2)
+    times, pieces, cmp = {}, {}, {}
+    for k, step, r, side, s in (l[:5] for l in tsv(work / "times.tsv") if len(l) >= 5):
+        times.setdefault((k, step, side), {})[r] = float(s)
+    for k, step, r, h, m, sp in (l[:6] for l in tsv(work / "pieces.tsv") if len(l) >= 6):
+        pieces.setdefault((k, step), []).append((int(h), int(m), int(sp)))
+    for k, step, r, v in (l[:4] for l in tsv(work / "cmp.tsv") if len(l) >= 4):
+        cmp.setdefault((k, step), []).append(v)
+    hits = {}
+    for d in sorted(work.glob("hit-*")):
+        k = d.name[4:]
+        t, ratios = {}, []
+        for f in sorted((d / "json").glob("r*.json")):
+            med = {}
+            for res in json.loads(f.read_text())["results"]:
+                t.setdefault(res["command"], []).extend(x * 1e3 for x in res["times"])
+                med[res["command"]] = res["median"]
+            if "pieces" in med and "nopieces" in med:
+                ratios.append(med["pieces"] / med["nopieces"])
+        hits[k] = {"times": t, "ratios": ratios}
+    hitcounts = {(l[0], l[1]): l[2].split() for l in tsv(work / "hitcounts.tsv") if len(l) >= 3}
+    return {"stack": stack, "info": info, "times": times, "pieces": pieces, "cmp": cmp, "hits": hits,
+            "hitcounts": hitcounts}
+
+
+def spread(v, fmt="{:.2f}"):
+    if not v:
+        return "-"
+    if len(v) < 2:
+        return fmt.format(v[0])
+    q = statistics.quantiles(v, n=4)
+    return f"{fmt.format(statistics.median(v))} ({fmt.format(q[0])}-{fmt.format(q[2])})"
+
+
+def pieces_text(p):
+    """The shim side's piece counts: per-compile hit/miss, as 'HhMm' with how many compiles."""
+    if not p:
+        return "-"
+    kinds = {}
+    for h, m, s in p:
+        kinds[(h, m, s)] = kinds.get((h, m, s), 0) + 1
+    return ", ".join(f"{n}x {h} hit / {m} miss{'' if s else ', not split'}" for (h, m, s), n in sorted(kinds.items()))
+
+
+def report(info, stacks):
+    L = [f"{info['machine']}; load (1/5/15 min) {info['load_start']} at the start, {info['load_end']} at the end: "
+         "the machine is shared, so each time is noisy; the pairing (both sides in every round, the order "
+         "alternating) is what makes the ratios comparable.", ""]
+    for s in stacks:
+        i = s["info"]
+        L.append(f"- {s['stack']}: {i.get('toolchain', '?')}; {i.get('ccache', '?')}; {i.get('shimctl', '?')}; "
+                 f"targets A B C = {i.get('targets', '?')}; compile `{i.get('compile', '?')}`; the warm-up's "
+                 f"{i.get('check', 'first split: no check line')}")
+    L += ["", "### Another target set for a cached source", "",
+          f"Paired rounds ({info['rounds']} per kernel, a new source each round): wall seconds, medians over rounds; "
+          "ratio: the median of the per-round ratios (p25-p75). Uncached: the same prefix's clang++ with "
+          "`SHIMCTL_DISABLE=1`. Pieces: the shim side's counts per compile (CACHE/shimctl-pieces). cmp: the shim's "
+          "object against the reference's of the same target set.", "",
+          "| stack | kernel | step | shim s | reference s | shim / reference (p25-p75) | pieces | cmp |",
+          "|---|---|---|---|---|---|---|---|"]
+    for s in stacks:
+        kernels = sorted({k for (k, _, _) in s["times"] if k}, key=lambda k: ("small", "heavy").index(k)
+                         if k in ("small", "heavy") else 9)
+        for k in kernels:
+            for step, ref, what in STEPS:
+                a = s["times"].get((k, step, "shim"), {})
+                r = s["times"].get((k, ref if ref != "uncached" else step, "shim" if ref != "uncached" else "uncached"), {})
+                if not a or not r:
+                    continue
+                ratios = [a[x] / r[x] for x in a if x in r and r[x] > 0]
+                c = s["cmp"].get((k, step), [])
+                L.append(f"| {s['stack']} | {k} | {what} | {statistics.median(a.values()):.2f} | "
+                         f"{statistics.median(r.values()):.2f} | {spread(ratios)} | {pieces_text(s['pieces'].get((k, step)))} | "
+                         f"{c.count('same')}/{len(c)} same |")
+    L += ["", "### A whole-object hit: pieces on / SHIMCTL_PIECES=0", "",
+          f"The last round's {{A,B,C}} compile again (a hit in its cache), paired hyperfine rounds ({info['rounds']} "
+          f"rounds, {info['hit_runs']} runs and a warm-up of each side per round, the order alternating): ms, "
+          "medians over all runs; ratio: the median of the per-round ratios (p25-p75). Counts: compiles / hits / "
+          "misses in ccache's stats_log over all runs, warm-ups included.", "",
+          "| stack | kernel | pieces on ms | SHIMCTL_PIECES=0 ms | on / off (p25-p75) | counts on | counts off |",
+          "|---|---|---|---|---|---|---|"]
+    for s in stacks:
+        for k, h in s["hits"].items():
+            t = h["times"]
+            if not t.get("pieces") or not t.get("nopieces"):
+                continue
+            c = lambda side: "/".join(s["hitcounts"].get((k, side), ["-"]))
+            L.append(f"| {s['stack']} | {k} | {statistics.median(t['pieces']):.0f} | {statistics.median(t['nopieces']):.0f} | "
+                     f"{spread(h['ratios'])} | {c('pieces')} | {c('nopieces')} |")
+    return "\n".join(L) + "\n"
+
+
+def section_md(r):
+    """The section of BENCHMARKS.md (when a full run includes it)."""
+    return f"\n## Per-target pieces (scripts/bench --section pieces)\n\n{r['pieces.md']}" if r.get("pieces.md") else ""
