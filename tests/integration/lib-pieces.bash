@@ -318,7 +318,10 @@ pz_case_error() {
   [ "$ref_rc" -ne 0 ] || fail "the broken source compiled: the test proves nothing"
   expect_eq "$ref_rc" "$rc" "exit code through the shims (uncached: $ref_rc)"
   expect_contains "$(cat "$TEST_DIR/bad/shim.err")" "use of undeclared identifier 'undeclared_name'" "the compiler's message"
-  expect_eq "$(cat "$TEST_DIR/bad/ref.err")" "$(cat "$TEST_DIR/bad/shim.err")" "messages through the shims against uncached"
+  # hipcc 7 names the clang++ command that failed ("failed to execute: ..."): under ccache that is
+  # ccache's command (its depend mode's -MD -MF, its order), not a pieces matter: left out.
+  expect_eq "$(grep -v '^failed to execute:' "$TEST_DIR/bad/ref.err")" \
+    "$(grep -v '^failed to execute:' "$TEST_DIR/bad/shim.err")" "messages through the shims against uncached"
   [ ! -e "$TEST_DIR/bad/k.o" ] || fail "an object was written for a failed compile"
   expect_eq "hit=0 miss=0 split=0" "$(pz_counts)" "pieces counters after a failed compile"
   # The trace says why the object was made whole.
