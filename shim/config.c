@@ -56,11 +56,13 @@ static const char* parse_line(const struct parser* p, char* line, unsigned linen
     case SHIMCTL_CACHE:
     case SHIMCTL_IDENTITY_HELPER:
     case SHIMCTL_SECRETS:
+    case SHIMCTL_PIECES_HELPER:
       if (rest[0] != '/')
         return malformed(p, lineno, "path must be absolute: ", rest);
       *(d.kind == SHIMCTL_STATE             ? &config->state_dir
         : d.kind == SHIMCTL_CACHE           ? &config->cache_path
         : d.kind == SHIMCTL_IDENTITY_HELPER ? &config->identity_helper
+        : d.kind == SHIMCTL_PIECES_HELPER   ? &config->pieces_helper
                                             : &config->secrets_path) = rest;
       return NULL;
     case SHIMCTL_SCCACHE_SERVER: {
@@ -132,6 +134,7 @@ const char* shimctl_parse_config(struct shimctl_config* config,
   unsigned lineno = 0;
   bool header_seen = false;
   config->state_dir = config->cache_path = config->identity_helper = NULL;
+  config->pieces_helper = NULL;
   config->cache_is_ccache = true;
   config->secrets_path = NULL;
   config->sccache_server = (struct shimctl_sccache_server){ NULL, NULL };

@@ -59,6 +59,7 @@ enum shimctl_directive_kind {
   SHIMCTL_NATIVE_PROBE,    /* native-probe COMPILER PROBE: GPUs of --offload-arch=native */
   SHIMCTL_SECRETS,         /* secrets PATH: NAME=VALUE lines read at exec time (credentials) */
   SHIMCTL_SCCACHE_SERVER,  /* sccache-server unix|tcp KEY: each user's own server for KEY */
+  SHIMCTL_PIECES_HELPER,   /* pieces-helper PATH: the shimctl that builds per-target pieces */
   SHIMCTL_DIRECTIVE_KINDS
 };
 
@@ -90,6 +91,8 @@ static inline const char* shimctl_directive_name(enum shimctl_directive_kind kin
       return "secrets";
     case SHIMCTL_SCCACHE_SERVER:
       return "sccache-server";
+    case SHIMCTL_PIECES_HELPER:
+      return "pieces-helper";
     case SHIMCTL_DIRECTIVE_KINDS:
       break;
   }
@@ -128,7 +131,7 @@ struct shimctl_sccache_server {
 struct shimctl_directive {
   enum shimctl_directive_kind kind;
   union {
-    const char* path;       /* state, cache, identity-helper, secrets: absolute */
+    const char* path;       /* state, cache, identity-helper, secrets, pieces-helper: absolute */
     const char* cache_kind; /* cache-kind: SHIMCTL_CACHE_KIND_* */
     const char* env;        /* setenv, appendenv: NAME=VALUE, NAME not empty */
     const char* variable;   /* keyenv: a variable name */
@@ -173,7 +176,7 @@ static inline struct shimctl_directive shimctl_directive_of(enum shimctl_directi
     case SHIMCTL_KEYENV:
       d.u.variable = first;
       break;
-    default: /* state, cache, identity-helper, secrets */
+    default: /* state, cache, identity-helper, secrets, pieces-helper */
       d.u.path = first;
       break;
   }
@@ -204,6 +207,7 @@ static inline int shimctl_directive_fields(const struct shimctl_directive* d, co
     case SHIMCTL_CACHE:
     case SHIMCTL_IDENTITY_HELPER:
     case SHIMCTL_SECRETS:
+    case SHIMCTL_PIECES_HELPER:
       f[0] = d->u.path;
       return 1;
     case SHIMCTL_CACHE_KIND:
@@ -239,6 +243,7 @@ struct shimctl_config {
   const char* state_dir;                        /* NULL when there is no state line */
   const char* cache_path;                       /* never NULL once parsed */
   const char* identity_helper;                  /* NULL when there is none */
+  const char* pieces_helper;                    /* NULL when there is none */
   bool cache_is_ccache;                         /* cache-kind ccache (the default) */
   const char* secrets_path;                     /* NULL when there is no secrets line */
   struct shimctl_sccache_server sccache_server; /* transport NULL when there is no such line */

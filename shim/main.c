@@ -581,7 +581,7 @@ static void compile_pieces(const char* real,
                            int argc,
                            char** argv,
                            char* for_cache) {
-  if (!shim.config.identity_helper || env_is("SHIMCTL_PIECES", "0") ||
+  if (!shim.config.pieces_helper || env_is("SHIMCTL_PIECES", "0") ||
       starts_with(base_name(compiler->name), "hipcc") || (size_t)argc + 8 > MAX_ARGS)
     return;
   if (call->kind != CALL_COMPILE || !call->object_compile || call->device_only ||
@@ -591,7 +591,7 @@ static void compile_pieces(const char* real,
   static char verb[] = "compile-pieces", ccache_kind[] = "ccache", sccache_kind[] = "sccache",
               end[] = "--";
   size_t n = 0;
-  helper_argv[n++] = (char*)shim.config.identity_helper;
+  helper_argv[n++] = (char*)shim.config.pieces_helper;
   helper_argv[n++] = verb;
   helper_argv[n++] = (char*)shim.config.cache_path;
   helper_argv[n++] = shim.config.cache_is_ccache ? ccache_kind : sccache_kind;
@@ -601,7 +601,7 @@ static void compile_pieces(const char* real,
   for (int i = 0; i < argc; i++)
     helper_argv[n++] = argv[i];
   helper_argv[n] = NULL;
-  execve(shim.config.identity_helper, helper_argv, environ); /* else: the compile runs whole */
+  execve(shim.config.pieces_helper, helper_argv, environ); /* else: the compile runs whole */
 }
 
 /* A piece's compile (device-only) that the cache tool runs: a miss. `shimctl compile-pieces`

@@ -87,6 +87,9 @@ TEST_CASE("render_shim_config: one file per directory, exact lines") {
     "identity-helper " +
     util::self_executable() +
     "\n"
+    "pieces-helper " +
+    util::self_executable() +
+    "\n"
     "setenv CCACHE_DIR=/var/cache/ccache\n"
     "setenv CCACHE_DEPEND=1\n"
     "setenv CCACHE_SLOPPINESS=locale,time_macros,include_file_ctime,include_file_mtime\n"
@@ -122,6 +125,9 @@ TEST_CASE("render_shim_config for sccache: the fingerprint as a cache buster, no
                          "state /opt/rocm/.shimctl\n"
                          "cache /usr/bin/sccache\n"
                          "cache-kind sccache\n"
+                         "pieces-helper " +
+                         util::self_executable() +
+                         "\n"
                          "sccache-server tcp " +
                          cache::sccache_server_key(m.cache) +
                          "\n"
@@ -142,8 +148,8 @@ TEST_CASE("render_shim_config for sccache: the fingerprint as a cache buster, no
     bool known = line.starts_with("shimctl-shim-config ") || line.starts_with("# ") ||
                  line.starts_with("state ") || line.starts_with("cache ") ||
                  line.starts_with("cache-kind ") || line.starts_with("sccache-server tcp ") ||
-                 line.starts_with("setenv SCCACHE_") || line.starts_with("appendenv SCCACHE_") ||
-                 line.starts_with("compiler ");
+                 line.starts_with("pieces-helper /") || line.starts_with("setenv SCCACHE_") ||
+                 line.starts_with("appendenv SCCACHE_") || line.starts_with("compiler ");
     CHECK(known);
   }
 }

@@ -112,9 +112,10 @@ TEST_CASE("what render_shim_config writes the shim reads back exactly, for every
   std::sort(expected.begin() + 6, expected.end());
   expected.push_back({ "alias", "hipcc.pl", "hipcc" });
   CHECK(list == expected);
-  // The scalar kinds (state, cache, cache-kind, identity-helper, secrets, sccache-server) are
-  // fields of the config, the others are in the list: every listed kind was written.
-  CHECK(kinds.size() + 6 == SHIMCTL_DIRECTIVE_KINDS);
+  // The scalar kinds (state, cache, cache-kind, identity-helper, secrets, sccache-server,
+  // pieces-helper) are fields of the config, the others are in the list: every listed kind
+  // was written.
+  CHECK(kinds.size() + 7 == SHIMCTL_DIRECTIVE_KINDS);
 
   const auto* compiler = shimctl_find_compiler(p.config.get(), "hipcc");
   REQUIRE(compiler);
@@ -195,6 +196,9 @@ TEST_CASE("every directive kind: rendered, then read back with the same fields")
         break;
       case SHIMCTL_SECRETS:
         CHECK(std::string(p.config->secrets_path) == first);
+        break;
+      case SHIMCTL_PIECES_HELPER:
+        CHECK(std::string(p.config->pieces_helper) == first);
         break;
       case SHIMCTL_CACHE_KIND:
         CHECK_FALSE(p.config->cache_is_ccache);

@@ -45,6 +45,7 @@ ShimEnvironment shim_environment(const core::CacheSettings& settings,
                                  const std::vector<std::string>& identity_files) {
   ShimEnvironment env;
   tool_of(settings).add_shim_environment(settings, fingerprint, identity_files, env);
+  env.pieces_helper = util::self_executable();
   auto& d = env.defaults;
   // An empty SCCACHE_* (or CCACHE_*) value is not "unset": sccache fails
   // every compile on an empty SCCACHE_REDIS or SCCACHE_EXTRAFILES.

@@ -130,6 +130,8 @@ std::string render_shim_config(const core::Manifest& manifest,
   out += line(SHIMCTL_CACHE_KIND, manifest.cache.kind);
   if (!env.identity_helper.empty())
     out += line(SHIMCTL_IDENTITY_HELPER, env.identity_helper);
+  if (!env.pieces_helper.empty())
+    out += line(SHIMCTL_PIECES_HELPER, env.pieces_helper);
   if (!env.sccache_key.empty())
     out += line(SHIMCTL_SCCACHE_SERVER, env.sccache_transport, env.sccache_key);
   if (manifest.cache.remote_secret) // its lines win over the setenv lines below

@@ -31,6 +31,8 @@ struct ShimEnvironment {
   // ccache: the shim keys the cache by the identity snapshot and asks this
   // shimctl to re-check a stale one (identity/identity_snapshot.hpp).
   std::string identity_helper;
+  // The shimctl that builds a HIP object from per-target pieces on a miss (pieces/).
+  std::string pieces_helper;
   // sccache: each user's own server for this configuration (sccache_server.hpp):
   // transport (SHIMCTL_SCCACHE_UNIX or _TCP) and key; empty for ccache.
   std::string sccache_transport;
