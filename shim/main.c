@@ -241,9 +241,11 @@ static bool push_secrets(void) {
   return true;
 }
 
-/* Under SHIMCTL_SHIM_TRACE=1: the shim's stderr, kept open as another descriptor and named in
- * SHIMCTL_TRACE_FD=<fd>:<device>:<inode>, for `shimctl compile-pieces` under the cache tool to
- * trace to (its own stderr goes into the cached result: ccache replays it on every hit). */
+/* Under SHIMCTL_SHIM_TRACE=1 with ccache: the shim's stderr, kept open as another descriptor and
+ * named in SHIMCTL_TRACE_FD=<fd>:<device>:<inode>, for `shimctl compile-pieces` under ccache to
+ * trace to (its own stderr goes into the cached result: ccache replays it on every hit). Not
+ * with sccache: its server runs the compile, and a server the shim starts would inherit the
+ * descriptor and hold the caller's terminal or pipe open for its whole life. */
 static bool push_trace_fd(void) {
   static char entry[96];
   struct stat st;
@@ -304,7 +306,7 @@ static bool build_cache_environment(void) {
     if (at < 0 || !(cache_env[at] = with_target_key(cache_env[at])))
       return false;
   }
-  if (shim.trace && !push_trace_fd())
+  if (shim.trace && shim.config.cache_is_ccache && !push_trace_fd())
     return false;
   /* ccache sets CCACHE_DISABLE=1 for the compiler it runs, and the pieces unset it: when the
    * user set it, the compile is meant to run uncached, whole. */
