@@ -193,11 +193,15 @@ TEST_CASE("recognise_plan: -fgpu-rdc bundles bitcode and the host object (host e
   CHECK(plan.bundle_inputs == Args{ "gfx908", "gfx90a:xnack+", "" });
 }
 
-TEST_CASE("counts_in_measure_log: the pieces' records, nothing else") {
-  auto counts = counts_in_measure_log(
-    "# shimctl-pieces\npiece_hit gfx90a\n# shimctl-shim: ran without the cache\nlink\n"
-    "# shimctl-pieces\npiece_miss gfx942\n# shimctl-pieces\npiece_hit gfx942\n");
-  CHECK(counts[std::string(piece_hit)] == 2);
-  CHECK(counts[std::string(piece_miss)] == 1);
+TEST_CASE("counts_in_measure_log: the pieces' records, nothing else; one tool's when asked") {
+  const std::string log =
+    "# shimctl-pieces\npiece_hit gfx90a ccache\n# shimctl-shim: ran without the cache\nlink\n"
+    "# shimctl-pieces\npiece_miss gfx942 sccache\n# shimctl-pieces\npiece_hit gfx942 ccache\n";
+  auto counts = counts_in_measure_log(log);
+  CHECK(count_of(counts, piece_hit) == 2);
+  CHECK(count_of(counts, piece_miss) == 1);
   CHECK(counts.size() == 2);
+  auto sccache = counts_in_measure_log(log, "sccache");
+  CHECK(count_of(sccache, piece_hit) == 0);
+  CHECK(count_of(sccache, piece_miss) == 1);
 }

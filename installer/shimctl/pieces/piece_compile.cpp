@@ -86,6 +86,10 @@ bool same_bytes(const std::string& a, const std::string& b) {
   return ha && hb && *ha == *hb;
 }
 
+std::string_view tool_name(const PieceRequest& request) {
+  return request.ccache ? SHIMCTL_CACHE_KIND_CCACHE : SHIMCTL_CACHE_KIND_SCCACHE;
+}
+
 bool exists(const std::string& path) {
   return ::access(path.c_str(), F_OK) == 0;
 }
@@ -176,7 +180,7 @@ PieceResult split_compile_of(const PieceRequest& request) {
     counts[std::string(hit ? piece_hit : piece_miss)]++;
     trace(fmt::format("piece {} {}", id, hit ? "hit" : "miss (compiled)"));
     if (!log.empty())
-      record_for_measure(log, hit ? piece_hit : piece_miss, id);
+      record_for_measure(log, hit ? piece_hit : piece_miss, id, tool_name(request));
   }
 
   if (slot)
@@ -255,7 +259,7 @@ PieceResult compile_from_pieces(const PieceRequest& request) {
   if (!result.split) { // counted where the pieces are kept
     add_counts(cache_dir_of(request), { { std::string(whole_compile), 1 } });
     if (auto log = env_or(SHIMCTL_MEASURE_LOG); !log.empty())
-      record_for_measure(log, whole_compile, "-");
+      record_for_measure(log, whole_compile, "-", tool_name(request));
   }
   return result;
 }

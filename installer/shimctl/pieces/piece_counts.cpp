@@ -81,21 +81,27 @@ PieceCounts read_counts(const std::string& cache_dir) {
   return parse_counts(util::read_text_file(fmt::format("{}/{}", cache_dir, counts_file_name)));
 }
 
-PieceCounts counts_in_measure_log(const std::string& text) {
+PieceCounts counts_in_measure_log(const std::string& text, std::string_view tool) {
   PieceCounts counts;
   auto lines = util::lines_of(text);
-  for (std::size_t i = 0; i + 1 < lines.size(); i++)
-    if (lines[i] == measure_record)
-      if (auto words = util::words_of(lines[i + 1]); !words.empty())
-        counts[std::string(words[0])]++;
+  for (std::size_t i = 0; i + 1 < lines.size(); i++) {
+    if (lines[i] != measure_record)
+      continue;
+    auto words = util::words_of(lines[i + 1]);
+    if (!words.empty() && (tool.empty() || (words.size() > 2 && words[2] == tool)))
+      counts[std::string(words[0])]++;
+  }
   return counts;
 }
 
-void record_for_measure(const std::string& log, std::string_view counter, std::string_view target) {
+void record_for_measure(const std::string& log,
+                        std::string_view counter,
+                        std::string_view target,
+                        std::string_view tool) {
   int fd = ::open(log.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC);
   if (fd < 0)
     return;
-  (void)write_all(fd, fmt::format("{}\n{} {}\n", measure_record, counter, target));
+  (void)write_all(fd, fmt::format("{}\n{} {} {}\n", measure_record, counter, target, tool));
   ::close(fd);
 }
 

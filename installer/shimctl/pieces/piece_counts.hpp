@@ -10,7 +10,7 @@ namespace shimctl::pieces {
 
 // The counters' file in a cache directory.
 inline constexpr std::string_view counts_file_name = "shimctl-pieces";
-// Measure's log record: this header line, then one "<counter> <target>" line.
+// Measure's log record: this header line, then one "<counter> <target> <tool>" line.
 inline constexpr std::string_view measure_record = "# shimctl-pieces";
 
 // The counters (names below), each 0 when absent.
@@ -30,9 +30,14 @@ inline constexpr std::string_view checked_differ = "checked_differ"; // first sp
 void add_counts(const std::string& cache_dir, const PieceCounts& add);
 // The counts in CACHE_DIR's file (empty when there is none).
 [[nodiscard]] PieceCounts read_counts(const std::string& cache_dir);
-// The counts of measure's log TEXT (its "# shimctl-pieces" records).
-[[nodiscard]] PieceCounts counts_in_measure_log(const std::string& text);
-// Appends one record (COUNTER, TARGET) to measure's log LOG; best effort.
-void record_for_measure(const std::string& log, std::string_view counter, std::string_view target);
+// The counts of measure's log TEXT (its "# shimctl-pieces" records), of TOOL's pieces only
+// when TOOL is given.
+[[nodiscard]] PieceCounts counts_in_measure_log(const std::string& text,
+                                                std::string_view tool = {});
+// Appends one record (COUNTER, TARGET, TOOL) to measure's log LOG; best effort.
+void record_for_measure(const std::string& log,
+                        std::string_view counter,
+                        std::string_view target,
+                        std::string_view tool);
 
 } // namespace shimctl::pieces
