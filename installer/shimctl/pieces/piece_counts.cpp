@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <shimctl/pieces/piece_counts.hpp>
+#include <shimctl/util/dir.hpp>
 #include <shimctl/util/text.hpp>
 #include <sys/file.h>
 #include <sys/stat.h>
@@ -24,18 +25,6 @@ PieceCounts parse_counts(const std::string& text) {
       counts[std::string(fields[0])] += value;
   }
   return counts;
-}
-
-bool write_all(int fd, std::string_view data) {
-  while (!data.empty()) {
-    ssize_t n = ::write(fd, data.data(), data.size());
-    if (n < 0 && errno == EINTR)
-      continue;
-    if (n <= 0)
-      return false;
-    data.remove_prefix(static_cast<std::size_t>(n));
-  }
-  return true;
 }
 
 } // namespace
@@ -72,7 +61,7 @@ void add_counts(const std::string& cache_dir, const PieceCounts& add) {
     for (const auto& [name, value] : counts)
       out += fmt::format("{} {}\n", name, value);
     if (::lseek(fd, 0, SEEK_SET) == 0 && ::ftruncate(fd, 0) == 0)
-      (void)write_all(fd, out);
+      (void)util::write_all(fd, out);
   }
   ::close(fd); // releases the lock
 }
@@ -101,7 +90,7 @@ void record_for_measure(const std::string& log,
   int fd = ::open(log.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC);
   if (fd < 0)
     return;
-  (void)write_all(fd, fmt::format("{}\n{} {} {}\n", measure_record, counter, target, tool));
+  (void)util::write_all(fd, fmt::format("{}\n{} {} {}\n", measure_record, counter, target, tool));
   ::close(fd);
 }
 

@@ -36,7 +36,8 @@ Status check_name(std::string_view name) {
   return {};
 }
 
-// Writes all of DATA, retrying short writes.
+} // namespace
+
 bool write_all(int fd, std::string_view data) {
   while (!data.empty()) {
     ssize_t n = ::write(fd, data.data(), data.size());
@@ -48,8 +49,6 @@ bool write_all(int fd, std::string_view data) {
   }
   return true;
 }
-
-} // namespace
 
 std::string errno_text(int err) {
   return std::strerror(err);

@@ -94,6 +94,9 @@ private:
 // Canonical absolute path of an existing file or directory.
 [[nodiscard]] Result<std::string> real_path(const std::string& path);
 
+// Writes all of DATA to FD, retrying short writes; false when it cannot.
+[[nodiscard]] bool write_all(int fd, std::string_view data);
+
 // errno as text, for messages.
 [[nodiscard]] std::string errno_text(int err);
 
