@@ -191,6 +191,13 @@ TEST_CASE("recognise_plan: -fgpu-rdc bundles bitcode and the host object (host e
   auto plan = recognise_plan(jobs, { "gfx90a:xnack+", "gfx908" }, true);
   CHECK(plan.whole_reason.empty());
   CHECK(plan.bundle_inputs == Args{ "gfx908", "gfx90a:xnack+", "" });
+  // clang-21 names the triple's environment: hip-amdgcn-amd-amdhsa-unknown-gfx908.
+  for (auto& arg : jobs[3])
+    if (arg.starts_with("-targets="))
+      arg = "-targets=hip-amdgcn-amd-amdhsa-unknown-gfx908,hip-amdgcn-amd-amdhsa-unknown-gfx90a:"
+            "xnack+,host-x86_64-unknown-linux-gnu";
+  CHECK(recognise_plan(jobs, { "gfx90a:xnack+", "gfx908" }, true).bundle_inputs ==
+        Args{ "gfx908", "gfx90a:xnack+", "" });
 }
 
 TEST_CASE("counts_in_measure_log: the pieces' records, nothing else; one tool's when asked") {

@@ -39,8 +39,12 @@ std::string target_id_of(std::string_view entry) {
   if (at == std::string_view::npos)
     return {};
   entry.remove_prefix(at + triple.size());
+  // The triple's environment, empty ("--gfx90a", clang-15 to 21 without -fgpu-rdc), absent
+  // ("-gfx90a", clang-15/16 with it) or "unknown" ("-unknown-gfx90a", clang-21 with it).
   while (entry.starts_with('-'))
     entry.remove_prefix(1);
+  if (entry.starts_with("unknown-"))
+    entry.remove_prefix(8);
   return std::string(entry);
 }
 

@@ -1,4 +1,6 @@
 #include <algorithm>
+#include <atomic>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <fmt/format.h>
@@ -15,6 +17,7 @@
 #include <shimctl/util/scratch.hpp>
 #include <shimctl/util/sha256.hpp>
 #include <shimctl/util/text.hpp>
+#include <thread>
 #include <unistd.h>
 
 namespace shimctl::pieces {
@@ -114,6 +117,52 @@ std::string safe_name(std::string_view id) {
 
 namespace {
 
+// How many pieces run at once: the CPUs the 1-minute load leaves idle, at least 1. In a
+// parallel build every CPU is busy and the pieces run one after the other, as the driver runs
+// its own jobs; a lone compile (a JIT caller's) gets its targets compiled side by side.
+std::size_t concurrency(std::size_t pieces) {
+  double load = 0;
+  long cpus = ::sysconf(_SC_NPROCESSORS_ONLN);
+  if (::getloadavg(&load, 1) != 1 || cpus < 1)
+    return 1;
+  long idle = cpus - std::lround(load) + 1; // the load counts this compile too
+  return std::clamp<std::size_t>(idle > 0 ? static_cast<std::size_t>(idle) : 1, 1, pieces);
+}
+
+// Runs each non-empty ARGS[i] (a piece through the cache tool, MARKS[i] its mark) and returns the
+// results in the same order; CONCURRENCY at once.
+std::vector<util::Result<util::RunResult>> run_pieces(
+  const PieceRequest& request,
+  const std::vector<std::vector<std::string>>& args,
+  const std::vector<std::string>& marks) {
+  std::vector<util::Result<util::RunResult>> results(
+    args.size(), std::unexpected(util::Error{ "not run", util::ExitCode::failure }));
+  std::vector<std::size_t> todo;
+  for (std::size_t i = 0; i < args.size(); i++)
+    if (!args[i].empty())
+      todo.push_back(i);
+  std::atomic<std::size_t> next{ 0 };
+  auto worker = [&] {
+    for (std::size_t n; (n = next++) < todo.size();) {
+      std::size_t i = todo[n];
+      util::RunOptions options;
+      options.env["SHIMCTL_PIECE_MARK"] = marks[i];
+      if (request.ccache) {
+        options.env["CCACHE_DISABLE"] = std::nullopt;  // ccache's, for the compiler it runs (us)
+        options.env["CCACHE_STATSLOG"] = std::nullopt; // measure's: pieces are recorded apart
+      }
+      results[i] = util::run(args[i], options);
+    }
+  };
+  std::vector<std::thread> threads(concurrency(todo.size()) - 1);
+  for (auto& t : threads)
+    t = std::thread(worker);
+  worker();
+  for (auto& t : threads)
+    t.join();
+  return results;
+}
+
 // The object from pieces, or why not.
 PieceResult split_compile_of(const PieceRequest& request) {
   std::vector<std::string> args(request.argv.begin() + 1, request.argv.end());
@@ -152,31 +201,34 @@ PieceResult split_compile_of(const PieceRequest& request) {
   auto slot = request.ccache ? std::nullopt : LentSlot::lend(env_or("CARGO_MAKEFLAGS"));
   if (!request.ccache && !slot)
     return whole("sccache names no jobserver slot to lend while the pieces compile");
+  // One compile per target through the cache tool, as many at once as there are idle CPUs.
+  std::vector<std::vector<std::string>> piece_args(plan.bundle_inputs.size());
+  std::vector<std::string> marks(plan.bundle_inputs.size());
   for (std::size_t i = 0; i < plan.bundle_inputs.size(); i++) {
     const auto& id = plan.bundle_inputs[i];
     if (id.empty())
       continue;
     piece_files[i] = scratch->file("piece-" + safe_name(id) + ".o");
-    std::vector<std::string> piece{ request.cache_tool, request.compiler };
+    // The shim under the cache tool marks a piece it compiled (shim/main.c): a miss.
+    marks[i] = scratch->file("piece-" + safe_name(id) + ".compiled");
+    auto& piece = piece_args[i];
+    piece = { request.cache_tool, request.compiler };
     piece.insert(piece.end(), call.shared_args.begin(), call.shared_args.end());
     for (const char* flag : { "--cuda-device-only", "--no-gpu-bundle-output" })
       piece.emplace_back(flag);
     piece.push_back("--offload-arch=" + id);
     piece.push_back("-o");
     piece.push_back(piece_files[i]);
-    util::RunOptions options;
-    // The shim under the cache tool marks a piece it compiled (shim/main.c): a miss.
-    std::string compiled_mark = scratch->file("piece-" + safe_name(id) + ".compiled");
-    options.env["SHIMCTL_PIECE_MARK"] = compiled_mark;
-    if (request.ccache) {
-      options.env["CCACHE_DISABLE"] = std::nullopt;  // ccache's, for the compiler it runs (us)
-      options.env["CCACHE_STATSLOG"] = std::nullopt; // measure's: pieces are recorded apart
-    }
-    auto ran = util::run(piece, options);
-    if (!ran || !ran->ok())
+  }
+  auto runs = run_pieces(request, piece_args, marks);
+  for (std::size_t i = 0; i < plan.bundle_inputs.size(); i++) {
+    const auto& id = plan.bundle_inputs[i];
+    if (id.empty())
+      continue;
+    if (!runs[i] || !runs[i]->ok())
       return whole("the piece for " + id + " failed");
-    messages += ran->err;
-    bool hit = !exists(compiled_mark);
+    messages += runs[i]->err;
+    bool hit = !exists(marks[i]);
     counts[std::string(hit ? piece_hit : piece_miss)]++;
     trace(fmt::format("piece {} {}", id, hit ? "hit" : "miss (compiled)"));
     if (!log.empty())
