@@ -63,3 +63,53 @@ test_fallbacks_sid() {
   pz_fallback "$TEST_DIR/inputs" "several inputs" t.o,t2.o $(targets gfx90a) -c t.hip t2.hip
   expect_eq "hit=0 miss=0 split=0" "$(pz_counts)" "pieces counters after the whole-object compiles"
 }
+
+# sccache 0.17 keeps pieces too. Its server runs each compile in one of its jobserver slots (one
+# per CPU) and a piece sent from inside a compile needs a slot as well: with as many parallel
+# compiles as slots, each would wait for its pieces forever unless it lends its slot back while
+# they run (pieces/lent_slot.*). Three compiles at once (2 CPUs here: 2 slots), under a time limit.
+# sccache says nothing per call about hit or miss: the counters come from the shim's marks.
+test_sccache_parallel() {
+  TEST "sccache 0.17: 3 parallel compiles (more than its slots) split without a deadlock; 3 targets from another dir reuse 2 pieces each; objects as uncached; status counts pieces apart"
+  command -v sccache >/dev/null && sccache --version | grep -qE ' 0\.(1[7-9]|[2-9][0-9])' ||
+    { fail "sccache >= 0.17 is not installed in the sid root"; return; }
+  local shared n out rc
+  shared=$(rocm_prefix sid) || { fail "cannot build the sid prefix"; return; }
+  P=$TEST_DIR/prefix-sc
+  cp -a "$shared" "$P"
+  export XDG_CACHE_HOME=$TEST_DIR/xdg
+  "$SHIMCTL" install "$P" --cache sccache --cache-dir "$TEST_DIR/sccache" --no-verify >"$TEST_DIR/install.out" 2>&1 ||
+    { fail "install --cache sccache failed:"$'\n'"$(cat "$TEST_DIR/install.out")"; return; }
+  sc_server_of "$P" || return
+  PZ_STACK=sid
+  pz_use hipcc
+  mkdir -p "$TEST_DIR/two" "$TEST_DIR/three" "$TEST_DIR/ref"
+  for n in 1 2 3; do
+    corpus "$TEST_DIR/src$n"
+    for d in two three ref; do
+      sed "s/axpy/axpy$n/g; s/anon_kernel/anon_kernel$n/g" "$TEST_DIR/src$n/k.hip" >"$TEST_DIR/$d/k$n.hip"
+      cp "$TEST_DIR/src$n/corpus.h" "$TEST_DIR/$d/"
+    done
+  done
+  parallel_compiles() { # DIR TARGETS
+    (cd "$1" && printf '%s\n' 1 2 3 |
+      timeout 600 xargs -P3 -I{} "${PZ_CC[@]}" -O2 $(targets "$2") -c k{}.hip -o k{}.o) >"$1/out" 2>&1
+  }
+  parallel_compiles "$TEST_DIR/two" gfx90a,gfx942
+  rc=$?
+  expect_eq 0 "$rc" "3 parallel 2-target compiles under sccache (124: a deadlock, killed at 600 s): $(tail -3 "$TEST_DIR/two/out")"
+  expect_eq "hit=0 miss=6 split=3" "$(pz_counts "$TEST_DIR/sccache")" "pieces counters after 3 compiles for 2 targets"
+  parallel_compiles "$TEST_DIR/three" gfx90a,gfx942,gfx1100
+  rc=$?
+  expect_eq 0 "$rc" "3 parallel 3-target compiles under sccache: $(tail -3 "$TEST_DIR/three/out")"
+  expect_eq "hit=6 miss=9 split=6" "$(pz_counts "$TEST_DIR/sccache")" "pieces counters after the 3-target compiles"
+  (cd "$TEST_DIR/ref" && for n in 1 2 3; do
+    SHIMCTL_DISABLE=1 "${PZ_CC[@]}" -O2 $(targets gfx90a,gfx942,gfx1100) -c k$n.hip -o k$n.o || exit 1
+  done) >"$TEST_DIR/ref/out" 2>&1 || fail "uncached references failed: $(tail -3 "$TEST_DIR/ref/out")"
+  for n in 1 2 3; do expect_same_file "$TEST_DIR/ref/k$n.o" "$TEST_DIR/three/k$n.o"; done
+  cmp -s "$TEST_DIR/two/k1.o" "$TEST_DIR/three/k1.o" && fail "the 2- and 3-target objects are equal: the test proves nothing"
+  out=$("$SHIMCTL" status "$P" 2>&1)
+  expect_contains "$out" "pieces:      6 hits, 9 compiled (one per GPU target); 6 objects built from pieces" "status"
+  expect_contains "$out" "statistics:  0 hits, 6 misses (whole objects)" "status"
+  sc_stop_servers
+}
