@@ -574,9 +574,10 @@ static int answer_probe(const char* real,
 
 /* ---- Per-target pieces (installer/shimctl/pieces/) ---------------------------------------
  * The cache tool runs the compiler only on a miss, and then through this shim (SHIMCTL_ACTIVE):
- * there a clang HIP compile of one source for the GPU targets it names goes to `shimctl
- * compile-pieces`, which builds the object from one cached piece per target (or runs the
- * compile whole, saying why). The hit path never comes here. SHIMCTL_PIECES=0 turns it off. */
+ * there a clang HIP compile of one source for two or more GPU targets (with SHIMCTL_PIECES=1,
+ * one too) goes to `shimctl compile-pieces`, which builds the object from one cached piece per
+ * target (or runs the compile whole, saying why). The hit path never comes here.
+ * SHIMCTL_PIECES=0 turns it off. */
 static void compile_pieces(const char* real,
                            const struct shimctl_compiler* compiler,
                            const struct call_traits* call,
@@ -587,7 +588,7 @@ static void compile_pieces(const char* real,
       starts_with(base_name(compiler->name), "hipcc") || (size_t)argc + 8 > MAX_ARGS)
     return;
   if (call->kind != CALL_COMPILE || !call->object_compile || call->device_only ||
-      call->gpu_targets < 1 || !compiles_hip(call, false))
+      call->gpu_targets < (env_is("SHIMCTL_PIECES", "1") ? 1u : 2u) || !compiles_hip(call, false))
     return;
   char** helper_argv = cache_argv; /* unused on this path */
   static char verb[] = "compile-pieces", ccache_kind[] = "ccache", sccache_kind[] = "sccache",

@@ -129,8 +129,11 @@ TEST_CASE("read_offload_call: every call a split cannot reproduce runs whole, sa
                   "-o",
                   "k.o",
                   "-cuid=x" }) == "several inputs");
-  // One target is split too: its piece serves the next target set that includes it.
-  CHECK(refused({ "--offload-arch=gfx90a", "-c", "k.hip", "-o", "k.o", "-cuid=x" }).empty());
+  // One target: split only when asked (SHIMCTL_PIECES=1); its piece serves the next target set.
+  CHECK(refused({ "--offload-arch=gfx90a", "-c", "k.hip", "-o", "k.o", "-cuid=x" }) ==
+        "one GPU target (SHIMCTL_PIECES=1 splits those too)");
+  CHECK(read_offload_call({ "--offload-arch=gfx90a", "-c", "k.hip", "-o", "k.o", "-cuid=x" }, true)
+          .whole_reason.empty());
   CHECK(read_offload_call({ "--offload-arch=gfx90a,gfx90a", "-c", "k.hip", "-o", "k.o", "-cuid=x" })
           .targets.size() == 1);
   CHECK(refused({ "-c", "k.hip", "-o", "k.o", "-cuid=x" }) == "no GPU target named");

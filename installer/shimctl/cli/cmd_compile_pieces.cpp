@@ -1,6 +1,7 @@
 // `shimctl compile-pieces CACHE KIND REAL COMPILER -- ARGV...` (internal): what the shim runs
-// on the cache tool's miss path for a HIP compile that names its GPU targets. It never fails a
-// compile on its own account: whatever it cannot do, the original compiler runs the call whole.
+// on the cache tool's miss path for a HIP compile of two or more GPU targets (one with
+// SHIMCTL_PIECES=1). It never fails a compile on its own account: whatever it cannot do, the
+// original compiler runs the call whole.
 #include <cstring>
 #include <fmt/format.h>
 #include <shimctl/cli/command_table.hpp>

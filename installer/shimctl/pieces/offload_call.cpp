@@ -143,7 +143,7 @@ void add_targets(OffloadCall& call, std::string_view list) {
 
 } // namespace
 
-OffloadCall read_offload_call(const std::vector<std::string>& args) {
+OffloadCall read_offload_call(const std::vector<std::string>& args, bool one_target_too) {
   OffloadCall call;
   bool compiles = false, hip_language = false, other_language = false;
   bool source_is_hip = false;
@@ -219,6 +219,8 @@ OffloadCall read_offload_call(const std::vector<std::string>& args) {
     refuse("no -cuid=");
   else if (call.targets.empty())
     refuse("no GPU target named");
+  else if (call.targets.size() == 1 && !one_target_too)
+    refuse("one GPU target (SHIMCTL_PIECES=1 splits those too)");
   return call;
 }
 

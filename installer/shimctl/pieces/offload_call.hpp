@@ -22,7 +22,10 @@ struct OffloadCall {
   std::string whole_reason; // why the compile runs whole; empty: it can be split
 };
 
-// ARGS: the compiler's arguments after argv[0].
-[[nodiscard]] OffloadCall read_offload_call(const std::vector<std::string>& args);
+// ARGS: the compiler's arguments after argv[0]. A compile for one target is split only with
+// ONE_TARGET_TOO (SHIMCTL_PIECES=1): its piece serves a later target set that contains it, but
+// the split costs a cold build 6-23 % when every CPU is busy (docs/per-target.md).
+[[nodiscard]] OffloadCall read_offload_call(const std::vector<std::string>& args,
+                                            bool one_target_too = false);
 
 } // namespace shimctl::pieces

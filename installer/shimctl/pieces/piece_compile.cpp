@@ -166,7 +166,8 @@ std::vector<util::Result<util::RunResult>> run_pieces(
 // The object from pieces, or why not.
 PieceResult split_compile_of(const PieceRequest& request) {
   std::vector<std::string> args(request.argv.begin() + 1, request.argv.end());
-  OffloadCall call = read_offload_call(args);
+  const char* pieces = std::getenv("SHIMCTL_PIECES");
+  OffloadCall call = read_offload_call(args, pieces && std::string_view(pieces) == "1");
   if (!call.whole_reason.empty())
     return whole(call.whole_reason);
   char expected[SHIMCTL_CUID_HEX + 1];
