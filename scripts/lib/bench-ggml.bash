@@ -16,17 +16,29 @@
 #      CMake's launcher gets): the misses that embed the build path, explained the same way;
 #   3. touch: ggml.h and common.cuh touched, rebuilt: every rebuilt TU must hit;
 #   4. change: a declaration appended to common.cuh, rebuilt: the misses must be the TUs of the set
-#      that include it, as `ninja -t deps` says.
+#      that include it, as `ninja -t deps` says;
+#   5. add a GPU target (--pieces, --pieces-only; issue 25's per-GPU-target pieces): with an empty
+#      cache, the set built for gfx90a through the shim (dir A), then from a fresh build directory
+#      at another path for gfx90a;gfx942 through the shim (dir B: the gfx90a pieces must hit, only
+#      gfx942 compiles), against an uncached two-target build (dir C, the same shimmed prefix with
+#      SHIMCTL_DISABLE=1: the real compiler with the shim's -cuid=, so the same objects); every
+#      object of B cmp'ed with C's. Paired rounds of B and C in alternating order, each B against a
+#      copy of the cache as A left it. The first split's one-step check is warmed (one split compile
+#      of a throwaway source, XDG_CACHE_HOME in the work dir) before any timing.
 # Prints a table and writes GGML.md into the work dir, or into --out DIR.
 #
 # Usage (as root, on the host): scripts/bench --section ggml [--quick] [--out DIR] [--keep]
-#    or: scripts/lib/bench-ggml.bash [--quick] [--out DIR] [--keep]
+#    or: scripts/lib/bench-ggml.bash [--quick] [--pieces|--pieces-only] [--out DIR] [--keep]
 #   --quick   two TUs, one round: a smoke run of every step (a few minutes)
+#   --pieces  step 5 too, after steps 1-4; --pieces-only: step 5 alone
 #   --keep    keep the work dir (inside the root: ROOT/var/tmp/shimctl-bench-ggml.*)
 # Environment: SHIMCTL_SID_ROOT (default /var/cache/shimctl/sid-root, scripts/make-sid-root),
 #   GGML_BUILD_DIR (shimctl built inside the root; default <repo>/build-ggml, configured and built
 #   by this script when missing, brought up to date otherwise), BENCH_GGML_ROUNDS (cold rounds of
-#   each variant, default 2; --quick 1), BENCH_GGML_JOBS (ninja -j, default 2).
+#   each variant, default 2; --quick 1), BENCH_GGML_JOBS (ninja -j, default 2),
+#   BENCH_GGML_PIECES_ROUNDS (step 5's paired rounds, default 2; --quick 1),
+#   BENCH_GGML_PIECES_COLD=1 (step 5 also builds the set for gfx90a uncached before A: A's cold cost
+#   against it; steps 1-4 measure that too, as cold shim against no cache).
 # The ggml source: Debian's `apt-get source ggml` (a deb-src line for sid is added to the root);
 # where the registry does not serve it, the llama.cpp tree (ggml in ggml/) that the npm package
 # node-llama-cpp ships as llama/gitRelease.bundle (pinned below). GGML.md names the one used.
@@ -116,13 +128,15 @@ fetch_source_npm() {
 }
 
 host_main() {
-  local quick=no out='' keep=no
+  local quick=no out='' keep=no pieces=no
   while [ $# -gt 0 ]; do
     case $1 in
       --quick) quick=yes; shift ;;
+      --pieces) pieces=yes; shift ;;
+      --pieces-only) pieces=only; shift ;;
       --out) out=$2; shift 2 ;;
       --keep) keep=yes; shift ;;
-      *) echo "usage: $0 [--quick] [--out DIR] [--keep]" >&2; exit 2 ;;
+      *) echo "usage: $0 [--quick] [--pieces|--pieces-only] [--out DIR] [--keep]" >&2; exit 2 ;;
     esac
   done
   [ "$(id -u)" -eq 0 ] || die "must run as root (scripts/sid-run)"
@@ -142,8 +156,9 @@ host_main() {
   fi
   "$repo/scripts/sid-run" "$sid_root" env SHIMCTL_BENCH_GGML_INSIDE=1 \
     GGML_BUILD_DIR="${GGML_BUILD_DIR:-$repo/build-ggml}" BENCH_GGML_ROUNDS="${BENCH_GGML_ROUNDS:-}" \
-    BENCH_GGML_JOBS="${BENCH_GGML_JOBS:-2}" BENCH_GGML_COMMIT="$(git -C "$repo" log -1 --format='%h %cs %s' 2>/dev/null | cut -c1-90 || echo unknown)" \
-    bash "$self" --inside "$inner" "$quick"
+    BENCH_GGML_JOBS="${BENCH_GGML_JOBS:-2}" BENCH_GGML_PIECES_ROUNDS="${BENCH_GGML_PIECES_ROUNDS:-}" \
+    BENCH_GGML_PIECES_COLD="${BENCH_GGML_PIECES_COLD:-0}" BENCH_GGML_COMMIT="$(git -C "$repo" log -1 --format='%h %cs %s' 2>/dev/null | cut -c1-90 || echo unknown)" \
+    bash "$self" --inside "$inner" "$quick" "$pieces"
   [ -n "$out" ] || out=$(mktemp -d /tmp/shimctl-bench-ggml.XXXXXX)
   mkdir -p "$out"
   cp "$work/GGML.md" "$work/results.tsv" "$out/"
@@ -190,13 +205,14 @@ make_prefix() {
   done
 }
 
-# configure PREFIX BUILD: ggml's HIP build as its docs say, all compilers from PREFIX. CMake's own
+# configure PREFIX BUILD [GPU_TARGETS]: ggml's HIP build as its docs say, all compilers from PREFIX,
+# for GPU_TARGETS (a CMake list; default gfx90a). CMake's own
 # test compiles (through the shim on the shimmed prefix) go to a cache of their own, so that every
 # timed build starts from the cache its step says.
 configure() {
-  local p=$1 b=$2
+  local p=$1 b=$2 gpu=${3:-gfx90a}
   CCACHE_DIR=$W/cache-configure HIPCXX=$p/lib/llvm/bin/clang++ HIP_PATH=$p cmake -S "$SRC_TOP" -B "$b" -G Ninja \
-    -DCMAKE_BUILD_TYPE=Release -DGGML_HIP=ON -DGPU_TARGETS=gfx90a -DGGML_CCACHE=OFF \
+    -DCMAKE_BUILD_TYPE=Release -DGGML_HIP=ON "-DGPU_TARGETS=$gpu" -DGGML_CCACHE=OFF \
     -DCMAKE_C_COMPILER="$p/lib/llvm/bin/clang" -DCMAKE_CXX_COMPILER="$p/lib/llvm/bin/clang++" \
     -DGGML_BUILD_TESTS=OFF -DGGML_BUILD_EXAMPLES=OFF -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF \
     -DLLAMA_BUILD_TOOLS=OFF -DLLAMA_BUILD_SERVER=OFF --no-warn-unused-cli >"$b.configure.log" 2>&1 ||
@@ -425,6 +441,160 @@ change_phase() {
   log "  change: rebuilt $(get change.rebuilt), $(get change.cache_miss) misses (includers: $(get change.includers)), $(get change.direct_cache_hit) direct + $(get change.preprocessed_cache_hit) preprocessed hits"
 }
 
+# ---- step 5: add a GPU target (issue 25) ----
+PIECES_ONE=gfx90a PIECES_TWO="gfx90a;gfx942"
+
+# piece_counts CACHE: "HIT MISS SPLIT WHOLE CHECKED" of CACHE/shimctl-pieces (zeros when absent).
+piece_counts() {
+  awk '$1 == "piece_hit" { h = $2 } $1 == "piece_miss" { m = $2 } $1 == "split_compile" { s = $2 }
+    $1 == "whole_compile" { w = $2 } $1 == "checked_same" { c = $2 }
+    END { printf "%d %d %d %d %d\n", h, m, s, w, c }' "$1/shimctl-pieces" 2>/dev/null || echo "0 0 0 0 0"
+}
+
+# pieces_build KEY BUILD: a timed shim build of the set in BUILD against CACHE (ccache's statistics
+# zeroed first), the pieces' trace on; records the time, the load before it, ccache's counters, the
+# delta of the pieces' counters, the whole-object hits and misses (ccache's less the pieces': each
+# piece is a ccache compile of its own) and the trace's per-target piece outcomes.
+pieces_build() {
+  local key=$1 b=$2 before after ms t
+  put "$key.load" "$(cut -d' ' -f1-3 /proc/loadavg)"
+  read -r -a before < <(piece_counts "$CACHE")
+  CCACHE_DIR=$CACHE ccache -z >/dev/null
+  ms=$(timed_build "$b" CCACHE_DIR="$CACHE" XDG_CACHE_HOME="$PXDG" SHIMCTL_SHIM_TRACE=1)
+  read -r -a after < <(piece_counts "$CACHE")
+  put "$key.ms" "$ms"
+  put_stats "$key" "$CACHE"
+  put "$key.piece_hit" $((after[0] - before[0])); put "$key.piece_miss" $((after[1] - before[1]))
+  put "$key.split" $((after[2] - before[2])); put "$key.whole" $((after[3] - before[3]))
+  put "$key.obj_hit" $(($(get "$key.direct_cache_hit") + $(get "$key.preprocessed_cache_hit") - $(get "$key.piece_hit")))
+  put "$key.obj_miss" $(($(get "$key.cache_miss") - $(get "$key.piece_miss")))
+  put "$key.trace" "$(sed -n 's/.*shimctl-shim: pieces: piece \([^ ]*\) \(hit\|miss\).*/\1 \2/p' "$b.build.log" |
+    sort | uniq -c | awk '{ printf "%s%s %s %d", sep, $2, $3, $1; sep = ", " }')"
+  t=$(grep -c 'shimctl-shim: pieces: whole object' "$b.build.log" || true)
+  put "$key.trace_whole" "$t"
+  grep 'shimctl-shim: pieces: whole object' "$b.build.log" | sed 's/.*whole object: //' | sort | uniq -c |
+    awk '{ $1 = $1 "x"; print }' | paste -sd';' >"$W/pieces/$key.whole-reasons" || true
+}
+
+# plain_build KEY BUILD: the uncached build (the shimmed prefix, SHIMCTL_DISABLE=1); CCACHE_DIR
+# points at a cache that must stay empty.
+plain_build() {
+  local key=$1 b=$2 ms
+  put "$key.load" "$(cut -d' ' -f1-3 /proc/loadavg)"
+  mkdir -p "$b.cache-must-stay-empty"
+  ms=$(timed_build "$b" SHIMCTL_DISABLE=1 CCACHE_DIR="$b.cache-must-stay-empty" XDG_CACHE_HOME="$PXDG")
+  put "$key.ms" "$ms"
+  put "$key.cache_files" "$(find "$b.cache-must-stay-empty" -type f | wc -l)"
+}
+
+# compare_all KEY X Y: cmp of every object (find -name '*.o') of X with Y's at the same relative
+# path; the differing or missing ones in $W/pieces/KEY.cmp.
+compare_all() {
+  local key=$1 x=$2 y=$3 o same=0 differ=0 n=0
+  : >"$W/pieces/$key.cmp"
+  while IFS= read -r o; do
+    n=$((n + 1))
+    if cmp -s "$x/$o" "$y/$o"; then same=$((same + 1)); else differ=$((differ + 1)); echo "$o" >>"$W/pieces/$key.cmp"; fi
+  done < <(cd "$x" && find . -name '*.o' | sed 's|^\./||' | sort)
+  put "$key.cmp_same" "$same"; put "$key.cmp_n" "$n"
+  put "$key.cmp_y_n" "$(cd "$y" && find . -name '*.o' | wc -l)"
+}
+
+# pieces_warmup: one split compile of a throwaway HIP source through the shimmed prefix, so that
+# the toolchain's one-step check (its verdict in PXDG) is not in a timed build.
+pieces_warmup() {
+  local d=$W/pieces/warmup c
+  mkdir -p "$d"
+  printf '#include <hip/hip_runtime.h>\n__global__ void shimctl_warmup(float* x) { x[threadIdx.x] *= 2.0f; }\n' >"$d/w.hip"
+  (cd "$d" && env CCACHE_DIR="$W/pieces/cache-warmup" XDG_CACHE_HOME="$PXDG" SHIMCTL_SHIM_TRACE=1 \
+    "$PS/lib/llvm/bin/clang++" -x hip -O2 --offload-arch=gfx90a -c w.hip -o w.o) >"$d/log" 2>&1 ||
+    { cat "$d/log" >&2; die "the pieces' warm-up compile failed"; }
+  put pieces.warmup "$(grep -m1 -i 'check' "$d/log" | sed 's/^shimctl-shim: pieces: //' || true)"
+  put pieces.warmup_counts "$(piece_counts "$W/pieces/cache-warmup")"
+  read -r -a c < <(piece_counts "$W/pieces/cache-warmup")
+  [ "${c[2]}" -ge 1 ] || log "  warning: the warm-up compile was not split ($(tail -3 "$d/log" | paste -sd' '))"
+}
+
+# pieces_phase: step 5.
+pieces_phase() {
+  local r a=$W/pieces/one/build b c first
+  PXDG=$W/pieces/xdg
+  mkdir -p "$W/pieces/one" "$PXDG"
+  log "add a GPU target: warm-up split compile (the toolchain's one-step check)"
+  pieces_warmup
+  log "  warm-up: $(get pieces.warmup) (counts hit miss split whole checked: $(get pieces.warmup_counts))"
+  if [ "${BENCH_GGML_PIECES_COLD:-0}" = 1 ]; then
+    mkdir -p "$W/pieces/one-plain"
+    configure "$PS" "$W/pieces/one-plain/build" "$PIECES_ONE"
+    resolve_targets "$W/pieces/one-plain/build"
+    plain_build pieces.one_plain "$W/pieces/one-plain/build"
+    log "  $PIECES_ONE uncached: $(($(get pieces.one_plain.ms) / 1000)) s"
+  fi
+  CACHE=$W/pieces/cache-one; mkdir -p "$CACHE"
+  configure "$PS" "$a" "$PIECES_ONE"
+  resolve_targets "$a"
+  log "add a GPU target: $PIECES_ONE through the shim, empty cache (dir $a)"
+  pieces_build pieces.one "$a"
+  log "  $PIECES_ONE: $(($(get pieces.one.ms) / 1000)) s, pieces hit $(get pieces.one.piece_hit) compiled $(get pieces.one.piece_miss), $(get pieces.one.split) objects from pieces, $(get pieces.one.whole) whole"
+  for ((r = 1; r <= PROUNDS; r++)); do
+    b=$W/pieces/r$r/two-shim/build c=$W/pieces/r$r/two-plain/build
+    mkdir -p "${b%/build}" "${c%/build}"
+    rm -rf "$W/pieces/r$r/cache"; cp -a "$W/pieces/cache-one" "$W/pieces/r$r/cache"
+    CACHE=$W/pieces/r$r/cache
+    configure "$PS" "$b" "$PIECES_TWO"; configure "$PS" "$c" "$PIECES_TWO"
+    resolve_targets "$b"
+    if ((r % 2)); then first=shim; else first=plain; fi
+    put "pieces.r$r.first" "$first"
+    log "add a GPU target, round $r ($first first): $PIECES_TWO from fresh dirs through the shim ($b) and uncached ($c)"
+    if [ "$first" = shim ]; then pieces_build "pieces.r$r.shim" "$b"; plain_build "pieces.r$r.plain" "$c"
+    else plain_build "pieces.r$r.plain" "$c"; pieces_build "pieces.r$r.shim" "$b"; fi
+    put "pieces.r$r.ratio" "$(ratio "$(get "pieces.r$r.shim.ms")" "$(get "pieces.r$r.plain.ms")")"
+    compare_all "pieces.r$r" "$b" "$c"
+    log "  round $r: shim $(($(get "pieces.r$r.shim.ms") / 1000)) s, uncached $(($(get "pieces.r$r.plain.ms") / 1000)) s (ratio $(get "pieces.r$r.ratio")); pieces hit $(get "pieces.r$r.shim.piece_hit") compiled $(get "pieces.r$r.shim.piece_miss"); whole-object hits $(get "pieces.r$r.shim.obj_hit"); objects $(get "pieces.r$r.cmp_same")/$(get "pieces.r$r.cmp_n") identical"
+  done
+}
+
+# report_pieces: step 5's section of GGML.md.
+report_pieces() {
+  local r s p
+  s=$(for ((r = 1; r <= PROUNDS; r++)); do get "pieces.r$r.shim.ms"; done | median)
+  p=$(for ((r = 1; r <= PROUNDS; r++)); do get "pieces.r$r.plain.ms"; done | median)
+  put pieces.shim.median "$s"; put pieces.plain.median "$p"
+  echo
+  echo "## Step 5: add a GPU target (issue 25's per-GPU-target pieces)"
+  echo
+  echo "The set built for GPU_TARGETS=$PIECES_ONE through the shim with an empty cache (dir A), then from a"
+  echo "fresh build directory at another path for GPU_TARGETS=\"$PIECES_TWO\" through the shim (dir B, against"
+  echo "a copy of the cache as A left it), against an uncached two-target build (dir C: the same shimmed"
+  echo "prefix, SHIMCTL_DISABLE=1, so the same -cuid= and the same objects). Paired rounds, the order"
+  echo "alternating. Whole-object hits and misses are ccache's less the pieces' (each piece is a ccache"
+  echo "compile of its own)."
+  echo
+  echo "Warm-up before timing (one split compile of a throwaway source): $(or_none pieces.warmup);"
+  echo "its cache's pieces counters (hit miss split whole checked): $(get pieces.warmup_counts)."
+  echo
+  echo "| step | wall s | load (1 5 15) | whole-object hits | whole-object misses | pieces hit | pieces compiled | objects from pieces | note |"
+  echo "|---|---:|---|---:|---:|---:|---:|---:|---|"
+  [ -z "$(get pieces.one_plain.ms)" ] ||
+    echo "| $PIECES_ONE, uncached (SHIMCTL_DISABLE=1) | $(sec pieces.one_plain.ms) | $(get pieces.one_plain.load) | | | | | | |"
+  echo "| A: $PIECES_ONE through the shim, empty cache | $(sec pieces.one.ms) | $(get pieces.one.load) | $(get pieces.one.obj_hit) | $(get pieces.one.obj_miss) | $(get pieces.one.piece_hit) | $(get pieces.one.piece_miss) | $(get pieces.one.split) | trace: $(or_none pieces.one.trace)$([ -z "$(get pieces.one_plain.ms)" ] || echo "; / uncached $(ratio "$(get pieces.one.ms)" "$(get pieces.one_plain.ms)")") |"
+  for ((r = 1; r <= PROUNDS; r++)); do
+    echo "| B: $PIECES_TWO, fresh dir, through the shim, round $r ($(get "pieces.r$r.first") first) | $(sec "pieces.r$r.shim.ms") | $(get "pieces.r$r.shim.load") | $(get "pieces.r$r.shim.obj_hit") | $(get "pieces.r$r.shim.obj_miss") | $(get "pieces.r$r.shim.piece_hit") | $(get "pieces.r$r.shim.piece_miss") | $(get "pieces.r$r.shim.split") | B / C $(get "pieces.r$r.ratio"); trace: $(or_none "pieces.r$r.shim.trace"); whole compiles $(get "pieces.r$r.shim.whole") |"
+    echo "| C: $PIECES_TWO, uncached (SHIMCTL_DISABLE=1), round $r | $(sec "pieces.r$r.plain.ms") | $(get "pieces.r$r.plain.load") | | | | | | files in its CCACHE_DIR: $(get "pieces.r$r.plain.cache_files") |"
+  done
+  echo "| medians: B / C | $(sec pieces.shim.median) / $(sec pieces.plain.median) | | | | | | | ratio $(ratio "$s" "$p") |"
+  echo
+  for ((r = 1; r <= PROUNDS; r++)); do
+    echo "Round $r, objects of B against C (cmp, every *.o of B): $(get "pieces.r$r.cmp_same")/$(get "pieces.r$r.cmp_n") identical ($(get "pieces.r$r.cmp_y_n") objects in C)$( [ -s "$W/pieces/pieces.r$r.cmp" ] && printf '; differ: %s' "$(paste -sd' ' "$W/pieces/pieces.r$r.cmp")")."
+  done
+  local k
+  for k in pieces.one $(for ((r = 1; r <= PROUNDS; r++)); do echo "pieces.r$r.shim"; done); do
+    [ "$(get "$k.trace_whole")" -gt 0 ] && echo "Whole objects in $k (trace): $(cat "$W/pieces/$k.whole-reasons")."
+  done
+  echo "Other ccache counters: A $(or_none pieces.one.other); B round 1 $(or_none pieces.r1.shim.other)."
+  return 0
+}
+
 # versions: what ran.
 versions() {
   put v.ccache "$(ccache --version | head -1)"
@@ -443,21 +613,34 @@ pct() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.1f %%", 100 * a / 
 
 # report: the table (stdout) and GGML.md.
 report() {
-  local md=$W/GGML.md r n=${#SET[@]} s p
-  s=$(for ((r = 1; r <= ROUNDS; r++)); do get "cold.shim.r$r.ms"; done | median)
-  p=$(for ((r = 1; r <= ROUNDS; r++)); do get "cold.plain.r$r.ms"; done | median)
-  put cold.shim.median "$s"; put cold.plain.median "$p"
+  local md=$W/GGML.md r n=${#SET[@]} s p opts=''
+  [ "$QUICK" = yes ] && opts+=' --quick'
+  [ "$PIECES" = yes ] && opts+=' --pieces'
+  [ "$PIECES" = only ] && opts+=' --pieces-only'
   {
-    echo "# ggml's HIP backend through shimctl (scripts/bench --section ggml$([ "$QUICK" = yes ] && echo ' --quick'))"
+    echo "# ggml's HIP backend through shimctl (scripts/bench --section ggml$opts)"
     echo
     echo "$(get started); $(get machine); load $(get load_start) -> $(cut -d' ' -f1-3 /proc/loadavg)."
     echo "Source: $SRC_DESC. Prefixes: scripts/make-rocm-prefix --stack sid (hipcc 7.0.2 hipBin, clang-21)."
     echo "$(get v.ccache); $(get v.clang); $(get v.hipcc); $(get v.cmake); $(get v.ninja)."
     echo "shimctl: $(get v.commit) ($(get v.shimctl))."
     echo
-    echo "Build set: $n TUs, ninja -j$JOBS, Release, -DGGML_HIP=ON -DGPU_TARGETS=gfx90a, GGML_CCACHE=OFF:"
+    echo "Build set: $n TUs, ninja -j$JOBS, Release, -DGGML_HIP=ON -DGPU_TARGETS=gfx90a (step 5: its own), GGML_CCACHE=OFF:"
     echo
     printf '    %s\n' "${SET[@]}"
+    [ "$PIECES" = only ] || report_steps
+    [ "$PIECES" = no ] || report_pieces
+  } >"$md"
+  cat "$md"
+}
+
+# report_steps: steps 1-4's table and notes.
+report_steps() {
+  local r s p
+  s=$(for ((r = 1; r <= ROUNDS; r++)); do get "cold.shim.r$r.ms"; done | median)
+  p=$(for ((r = 1; r <= ROUNDS; r++)); do get "cold.plain.r$r.ms"; done | median)
+  put cold.shim.median "$s"; put cold.plain.median "$p"
+  {
     echo
     echo "| step | wall s | hits direct | hits preprocessed | misses | note |"
     echo "|---|---:|---:|---:|---:|---|"
@@ -486,15 +669,14 @@ report() {
     echo "ccache -v -s after the fresh-directory build (its statistics zeroed before it):"
     echo
     sed 's/^/    /' "$W/stats-fresh.txt"
-  } >"$md"
-  cat "$md"
+  }
 }
 
 or_none() { local v; v=$(get "$1"); echo "${v:-none}"; }
 sec() { awk -v v="$(get "$1")" 'BEGIN { if (v == "") print "n/a"; else printf "%.1f", v / 1000 }'; }
 
 inside_main() {
-  W=$1 QUICK=$2
+  W=$1 QUICK=$2 PIECES=${3:-no}
   R=$W/results.tsv; : >"$R"
   # shellcheck source=/dev/null
   source "$W/source.env"
@@ -503,6 +685,7 @@ inside_main() {
   JOBS=${BENCH_GGML_JOBS:-2}
   if [ "$QUICK" = yes ]; then SET=("${GGML_QUICK_SET[@]}"); ROUNDS=${BENCH_GGML_ROUNDS:-1}
   else SET=("${GGML_SET[@]}"); ROUNDS=${BENCH_GGML_ROUNDS:-2}; fi
+  if [ "$QUICK" = yes ]; then PROUNDS=${BENCH_GGML_PIECES_ROUNDS:-1}; else PROUNDS=${BENCH_GGML_PIECES_ROUNDS:-2}; fi
   put started "$(date -u '+%Y-%m-%d %H:%M UTC')"; put load_start "$(cut -d' ' -f1-3 /proc/loadavg)"
   ensure_packages
   ensure_shimctl
@@ -513,11 +696,14 @@ inside_main() {
   "$SHIMCTL" install "$PS" --cache-tool "$(command -v ccache)" --cache-dir "$W/cache-install" >"$W/install.log" 2>&1 ||
     { cat "$W/install.log" >&2; die "shimctl install $PS failed"; }
   log "$(grep -m1 'now go through' "$W/install.log" || tail -1 "$W/install.log")"
-  cold_rounds
-  fresh_dir_phase
-  control_phase
-  touch_phase
-  change_phase
+  if [ "$PIECES" != only ]; then
+    cold_rounds
+    fresh_dir_phase
+    control_phase
+    touch_phase
+    change_phase
+  fi
+  [ "$PIECES" = no ] || pieces_phase
   report
 }
 
@@ -525,7 +711,7 @@ inside_main() {
 if [ "${1:-}" = --inside ]; then
   [ "${SHIMCTL_BENCH_GGML_INSIDE:-}" = 1 ] || die "--inside runs inside the sid root (scripts/sid-run)"
   GGML_BUILD_DIR=${GGML_BUILD_DIR:-$repo/build-ggml}
-  inside_main "$2" "$3"
+  inside_main "$2" "$3" "${4:-no}"
 else
   host_main "$@"
 fi
