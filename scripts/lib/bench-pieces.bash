@@ -27,7 +27,8 @@
 #   cold      {A,B} through the shim, pieces on (cache1, empty) / SHIMCTL_PIECES=0 (cache0, empty)
 #   add       {A,B,C} through the shim against cache1 (pieces A, B kept) / uncached {A,B,C}
 #   overlap   {B,C} through the shim against a copy of cache1 as the cold step left it / uncached
-#   grow      {A} through the shim into cache3 (untimed: the fill), then {A,B} through the shim
+#   grow      {A} through the shim into cache3 with SHIMCTL_PIECES=1 (a one-target compile is split
+#             only on request; untimed: the fill), then {A,B} through the shim
 #             against cache3 / uncached {A,B}
 # Each shim step's piece counts (hit, miss, split: the delta of CACHE/shimctl-pieces) go to
 # pieces.tsv; every shim object is cmp'ed with the uncached object of the same target set
@@ -170,7 +171,7 @@ one_round() {
     plain_step "$k" overlap "$r" "$d/overlap-u" "$n" "$B,$C"
   same "$k" overlap "$r" "$d/overlap" "$d/overlap-u"
   # grow: {A} into cache3, then {A,B}
-  shim_step "$k" grow-fill "$r" "$d/grow-fill" "$d/cache3" "$n" "$A"
+  shim_step "$k" grow-fill "$r" "$d/grow-fill" "$d/cache3" "$n" "$A" SHIMCTL_PIECES=1 # one target: split on request
   pair "$r" shim_step "$k" grow "$r" "$d/grow" "$d/cache3" "$n" "$A,$B" -- \
     plain_step "$k" grow "$r" "$d/grow-u" "$n" "$A,$B"
   same "$k" grow "$r" "$d/grow" "$d/grow-u"

@@ -328,3 +328,28 @@ pz_case_error() {
   (cd "$TEST_DIR/bad" && SHIMCTL_SHIM_TRACE=1 "${PZ_CC[@]}" "${args[@]}" >trace 2>&1)
   expect_contains "$(whole_in "$TEST_DIR/bad")" "failed" "the whole-object reason after a failing piece"
 }
+
+# pz_case_one_target A B: a one-target compile runs whole by default (a build that never changes
+# its targets pays no split; issue 15: the first build is not slower than no cache); with
+# SHIMCTL_PIECES=1 it is split, and its piece serves A,B from another directory (only B
+# compiles): the "build for A, then for A and B" case. Objects as uncached.
+pz_case_one_target() {
+  corpus "$TEST_DIR/one"
+  pz_compile "$TEST_DIR/one" -O2 $(targets "$1") -c k.hip -o k.o
+  expect_eq "" "$(pieces_in "$TEST_DIR/one")$(split_in "$TEST_DIR/one")$(whole_in "$TEST_DIR/one")" \
+    "pieces traced for a one-target compile by default"
+  expect_eq "hit=0 miss=0 split=0" "$(pz_counts)" "pieces counters after a one-target compile"
+  expect_eq "hits=0 misses=1" "$(ccache_hm)" "ccache's statistics after a one-target compile"
+  export CCACHE_DIR=$TEST_DIR/ccache-one
+  corpus "$TEST_DIR/one-split"
+  SHIMCTL_PIECES=1 pz_compile "$TEST_DIR/one-split" -O2 $(targets "$1") -c k.hip -o k.o
+  expect_split "$TEST_DIR/one-split" 1 "$1:miss"
+  pz_ref "$TEST_DIR/one-split" k.o -O2 $(targets "$1") -c k.hip -o k.o
+  expect_same_file "$TEST_DIR/one-split/ref.k.o" "$TEST_DIR/one-split/k.o"
+  corpus "$TEST_DIR/one-then-two"
+  pz_compile "$TEST_DIR/one-then-two" -O2 $(targets "$1,$2") -c k.hip -o k.o
+  expect_split "$TEST_DIR/one-then-two" 2 "$(sorted "$1:hit" "$2:miss")"
+  pz_ref "$TEST_DIR/one-then-two" k.o -O2 $(targets "$1,$2") -c k.hip -o k.o
+  expect_same_file "$TEST_DIR/one-then-two/ref.k.o" "$TEST_DIR/one-then-two/k.o"
+  expect_eq "hit=1 miss=2 split=2" "$(pz_counts)" "pieces counters after one target, then two"
+}

@@ -21,6 +21,13 @@ test_hipcc15_add_remove_change() {
   pz_case_add_remove_change gfx908 gfx90a gfx1030
 }
 
+test_hipcc15_one_target() {
+  TEST "hipcc/clang-15: one target runs whole by default; with SHIMCTL_PIECES=1 its piece serves gfx90a,gfx908 from another dir"
+  pz_prefix 15
+  pz_use hipcc
+  pz_case_one_target gfx90a gfx908
+}
+
 test_hipcc15_rdc() {
   TEST "hipcc/clang-15 -fgpu-rdc: 3 targets from another dir reuse 2 bitcode pieces; object as uncached"
   pz_prefix 15
@@ -55,11 +62,11 @@ test_fallbacks_debian() {
   TEST "what a split cannot reproduce runs whole (trace says why), objects as uncached: -save-temps, -fgpu-sanitize, -Xoffload-linker, several inputs, the user's -cuid="
   pz_prefix 16
   pz_use clang
-  pz_fallback "$TEST_DIR/save-temps" "-save-temps is given" t.o -save-temps $(targets gfx90a) -c t.hip -o t.o
+  pz_fallback "$TEST_DIR/save-temps" "-save-temps is given" t.o -save-temps $(targets gfx90a,gfx908) -c t.hip -o t.o
   ls "$TEST_DIR/save-temps"/t-hip-amdgcn-amd-amdhsa-gfx90a* >/dev/null 2>&1 ||
     fail "-save-temps kept no device temporaries in its directory: $(ls "$TEST_DIR/save-temps" | xargs)"
-  pz_fallback "$TEST_DIR/sanitize" "-fgpu-sanitize is given" t.o -fgpu-sanitize $(targets gfx90a) -c t.hip -o t.o
-  pz_fallback "$TEST_DIR/xoffload" "-Xoffload-linker is given" t.o -Xoffload-linker --no-undefined $(targets gfx90a) -c t.hip -o t.o
+  pz_fallback "$TEST_DIR/sanitize" "-fgpu-sanitize is given" t.o -fgpu-sanitize $(targets gfx90a,gfx908) -c t.hip -o t.o
+  pz_fallback "$TEST_DIR/xoffload" "-Xoffload-linker is given" t.o -Xoffload-linker --no-undefined $(targets gfx90a,gfx908) -c t.hip -o t.o
   pz_fallback "$TEST_DIR/cuid" "the CUID is not the shim's" t.o -cuid=0123456789abcdef $(targets gfx908,gfx90a) -c t.hip -o t.o
   pz_use hipcc
   pz_fallback "$TEST_DIR/inputs" "several inputs" t.o,t2.o $(targets gfx90a) -c t.hip t2.hip
