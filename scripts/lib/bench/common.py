@@ -290,3 +290,21 @@ def syscall_summary(names):
     # most first; ties in reverse name order, as `sort | uniq -c | sort -rn` had them
     return ", ".join(f"{k} {v}" for k, v in sorted(counts.items(), key=lambda kv: (kv[1], kv[0]),
                                                     reverse=True))
+
+
+def tsv(path):
+    """The tab-separated lines of PATH, each split (none when it cannot be read)."""
+    try:
+        return [l.split("\t") for l in Path(path).read_text().splitlines() if l.strip()]
+    except OSError:
+        return []
+
+
+def remove_bind_points(sid_root, binds):
+    """sid-run's mount points of BINDS, left empty inside SID_ROOT: removed up to the first non-empty."""
+    for d in binds:
+        for p in [Path(d), *Path(d).parents][:-1]:
+            try:
+                os.rmdir(f"{sid_root}{p}")
+            except OSError:
+                break

@@ -25,7 +25,7 @@ import statistics
 import subprocess
 from pathlib import Path
 
-from .common import BenchError, loadavg, log
+from .common import BenchError, loadavg, log, remove_bind_points, tsv
 
 STEPS = [  # (step, reference side, what)
     ("add", "uncached", "add one target: {A,B} cached, then {A,B,C}; shim / uncached {A,B,C}"),
@@ -96,19 +96,8 @@ def run_sid(b, script, work, rounds, kernels, hit_runs, nice):
                    f"BENCH_HYPERFINE={hf}", *nice, "bash", script, "sid", work, sid_build / "installer/shimctl",
                    rounds, kernels, hit_runs])
     finally:
-        for d in binds:  # sid-run's mount points, left empty in the root
-            for p in [Path(d), *Path(d).parents][:-1]:
-                try:
-                    os.rmdir(f"{sid_root}{p}")
-                except OSError:
-                    break
+        remove_bind_points(sid_root, binds)
 
-
-def tsv(path):
-    try:
-        return [l.split("\t") for l in Path(path).read_text().splitlines() if l.strip()]
-    except OSError:
-        return []
 
 
 def read_stack(work, stack):

@@ -28,7 +28,7 @@ import statistics
 import subprocess
 from pathlib import Path
 
-from .common import BenchError, loadavg, log
+from .common import BenchError, loadavg, log, remove_bind_points, tsv
 
 STORE_NAMES = {"redis": "Redis", "redis-pw": "Redis, requirepass", "shards": "3 sharded Redis (ccache's shards)",
                "webdav": "WebDAV (nginx)", "s3": "S3 (s3rver)", "cluster": "Redis Cluster (3 masters)"}
@@ -115,19 +115,8 @@ def run_sid(b, script, work, rounds, runs, fleet, only, nice):
                    f"BENCH_HYPERFINE={hf}", *only, *nice, "bash", script, "sid", work, shimctl,
                    rounds, runs, fleet])
     finally:
-        for d in binds:  # sid-run's mount points, left empty in the root
-            for p in [d, *d.parents][:-1]:
-                try:
-                    os.rmdir(f"{sid_root}{p}")
-                except OSError:
-                    break
+        remove_bind_points(sid_root, binds)
 
-
-def tsv(path):
-    try:
-        return [l.split("\t") for l in Path(path).read_text().splitlines() if l.strip()]
-    except OSError:
-        return []
 
 
 def read_stack(work, stack):
