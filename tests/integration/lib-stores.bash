@@ -265,6 +265,18 @@ _cluster_ok() {
 # kill_cluster_master I: cluster master I (0-based) dies at once (SIGKILL).
 kill_cluster_master() { _kill_pidfile "${CLUSTER_PIDFILES[$1]}"; }
 
+# wait_cluster_down I: waits (30 s at most) until every master but I says cluster_state:fail: the
+# cluster has marked master I failed (after its cluster-node-timeout) and answers CLUSTERDOWN.
+# Before that, the live masters still serve their slots and only keys on I wait for time-outs.
+wait_cluster_down() {
+  local i
+  for ((i = 0; i < ${#CLUSTER_PORTS[@]}; i++)); do
+    [ "$i" = "$1" ] ||
+      wait_until 30 "cluster_state:fail on port ${CLUSTER_PORTS[i]}" _cluster_down "${CLUSTER_PORTS[i]}" || return 1
+  done
+}
+_cluster_down() { redis-cli -h 127.0.0.1 -p "$1" cluster info 2>/dev/null | tr -d '\r' | grep -qx cluster_state:fail; }
+
 # redis_keys PORT [PW] [--tls]: the number of keys (DBSIZE) of the redis-server on PORT, as the
 # default user with password PW. (sccache also stores a key .sccache_check.)
 redis_keys() {
