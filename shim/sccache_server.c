@@ -15,8 +15,9 @@
  * When no server of the user's answers, the shim starts one with `sccache --start-server` in the
  * cache tool's environment, one shim at a time (a lock beside the socket, in the private
  * directory: the shim creates no file in the prefix), marked with SHIMCTL_SCCACHE_SERVER_OF so
- * that rollback can find and stop it. When that fails too the compile runs uncached: sccache's
- * own client would fail it after its 10 s startup timeout (mozilla/sccache #317, #340). */
+ * that rollback can find and stop it; a start that failed quickly is tried once more. When that
+ * fails too the compile runs uncached: sccache's own client would fail it after its 10 s startup
+ * timeout (mozilla/sccache #317, #340). */
 #define _GNU_SOURCE
 #include "shim.h"
 
@@ -128,6 +129,26 @@ const char* sccache_server_entry(const char** problem) {
 #define SCCACHE_START_RETRY_SECONDS 60
 #define SCCACHE_START_RETRY_TEXT "60"
 
+/* A start that failed within this long (a store that answered with an error: sccache 0.17 does
+ * not start on one "temporary" error reading its check entry, e.g. an S3 500 while another new
+ * server writes it) is tried once more after a pause; a start that ran into the client's 10 s
+ * timeout is not (a second wait would double the cost of a store that is down). */
+#define SCCACHE_QUICK_FAILURE_NS 8000000000LL
+#define SCCACHE_RETRY_PAUSE_NS 300000000L
+
+static long long monotonic_ns(void) {
+  struct timespec now;
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  return (long long)now.tv_sec * 1000000000LL + now.tv_nsec;
+}
+
+/* Pauses 0.3-0.6 s (by pid: servers started at once try again apart). */
+static void pause_before_retry(void) {
+  struct timespec pause = { 0, SCCACHE_RETRY_PAUSE_NS + (long)(getpid() % 300) * 1000000L };
+  while (nanosleep(&pause, &pause) != 0 && errno == EINTR)
+    continue;
+}
+
 static bool start_failed_recently(const char* memo) {
   struct stat st;
   if (lstat(memo, &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid())
@@ -207,10 +228,22 @@ bool sccache_server_ready(const char* sccache, char** env, size_t env_count, con
       env[env_count] = marker_entry;
       env[env_count + 1] = NULL;
     }
-    run_quietly(args, env); /* it fails when another client's server won the race: fine */
+    enum shimctl_listener who = SHIMCTL_LISTENER_NONE;
+    for (int attempt = 0; attempt < 2; attempt++) {
+      long long start = monotonic_ns();
+      run_quietly(args, env); /* it fails when another client's server won the race: fine */
+      who = port ? shimctl_tcp_listener(port) : SHIMCTL_LISTENER_NONE;
+      ready = port ? who == SHIMCTL_LISTENER_MINE : socket_answers(socket_path);
+      if (ready || who == SHIMCTL_LISTENER_OTHER ||
+          monotonic_ns() - start >= SCCACHE_QUICK_FAILURE_NS)
+        break;
+      if (attempt == 0) {
+        if (shim.trace)
+          say("sccache's --start-server failed quickly (a store error?): trying once more", NULL);
+        pause_before_retry();
+      }
+    }
     env[env_count] = NULL;
-    enum shimctl_listener who = port ? shimctl_tcp_listener(port) : SHIMCTL_LISTENER_NONE;
-    ready = port ? who == SHIMCTL_LISTENER_MINE : socket_answers(socket_path);
     if (who == SHIMCTL_LISTENER_OTHER)
       *why = "another user listens on its port";
     if (memo_named && !ready)

@@ -403,9 +403,13 @@ test_sccache_s3() {
   # The endpoint dead: compiles succeed.
   AWS_ACCESS_KEY_ID=$S3_KEY_ID AWS_SECRET_ACCESS_KEY=$secret install sccache "$url"
   stop_store "$S3_PIDFILE"
-  cc e y.cpp
+  SHIMCTL_SHIM_TRACE=1 cc e y.cpp
   echo "    (a compile with the S3 endpoint dead: $CC_SECONDS s)"
   same e-y ref-y
+  # Refused at once (nothing listens): one more try (a store's passing error), then uncached.
+  expect_eq 1 "$(grep -c "failed quickly (a store error?): trying once more" "$TEST_DIR/out/cc-e-y")" \
+    "retries of a quickly failed server start ($(shown cc-e-y | head -5))"
+  grep -q "starting one" "$TEST_DIR/out/cc-e-y" || fail "no server start traced: $(shown cc-e-y | head -5)"
   expect_secret_kept "$secret"
 }
 
