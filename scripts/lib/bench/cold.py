@@ -39,7 +39,7 @@ import sys
 from pathlib import Path
 
 from . import cold_stack
-from .common import BenchError, loadavg, log
+from .common import BenchError, loadavg, log, run_stack, sid_paths
 
 
 def pick_tools(*tools):
@@ -56,18 +56,11 @@ def check_build(b, d):
         log(f"cold: warning: {d}/shim/shimctl-shim is older than {' '.join(newer)}")
 
 
-def run_stack(argv):
-    """A stack's runner, its progress on our stderr."""
-    if subprocess.run([str(a) for a in argv], stdin=subprocess.DEVNULL).returncode != 0:
-        raise BenchError(f"the cold stack failed: {' '.join(map(str, argv))}")
-
-
 def section_cold(b):
     quick = b.quick
     rounds = os.environ.get("BENCH_COLD_ROUNDS") or ("3" if quick else "11")
     stacks = os.environ.get("BENCH_COLD_STACKS", "debian12 sid").split()
-    sid_root = Path(os.environ.get("SHIMCTL_SID_ROOT", "/var/cache/shimctl/sid-root"))
-    sid_build = Path(os.environ.get("SID_BUILD_DIR") or b.root / "build-sid").absolute()
+    sid_root, sid_build = sid_paths(b)
     git = lambda *a: subprocess.run(["git", "-C", str(b.root), *a], capture_output=True, text=True).stdout.strip()
     commit = git("log", "-1", "--format=%h")
     if git("status", "--porcelain", "--", "shim", "installer"):
@@ -83,7 +76,7 @@ def section_cold(b):
                 continue
             check_build(b, b.build)
             log(f"cold: debian12 stack, {' '.join(tools)}, {rounds} rounds (shimctl: {b.build})")
-            run_stack(nice + entry + ["debian12", b.W / "cold-debian12", b.shimctl, rounds, *tools])
+            run_stack("cold", nice + entry + ["debian12", b.W / "cold-debian12", b.shimctl, rounds, *tools])
         elif stack == "sid":
             if not os.access(sid_root / "bin/sh", os.X_OK):
                 raise BenchError(f"no sid root at {sid_root}: run scripts/make-sid-root {sid_root}")
@@ -104,7 +97,7 @@ def section_cold(b):
             inner = ["python3", str(b.scripts / "bench"), "--cold-stack"]
             # (sid-run passes no environment: the shapes go on the command line)
             shapes = f"BENCH_COLD_SHAPES={os.environ.get('BENCH_COLD_SHAPES', '')}"
-            run_stack([b.scripts / "sid-run", *args, sid_root, "env", shapes, *nice, *inner, "sid", b.W / "cold-sid",
+            run_stack("cold", [b.scripts / "sid-run", *args, sid_root, "env", shapes, *nice, *inner, "sid", b.W / "cold-sid",
                        sid_build / "installer/shimctl", rounds, *tools])
             for d in binds:  # sid-run's mount points, left empty in the root
                 try:

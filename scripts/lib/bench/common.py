@@ -5,6 +5,7 @@ import json
 import os
 import re
 import shlex
+import shutil
 import statistics
 import subprocess
 import sys
@@ -308,3 +309,31 @@ def remove_bind_points(sid_root, binds):
                 os.rmdir(f"{sid_root}{p}")
             except OSError:
                 break
+
+
+def sid_paths(b):
+    """The sid root and the sid build (SHIMCTL_SID_ROOT, SID_BUILD_DIR; defaults as scripts/test-sid)."""
+    return (Path(os.environ.get("SHIMCTL_SID_ROOT", "/var/cache/shimctl/sid-root")),
+            Path(os.environ.get("SID_BUILD_DIR") or b.root / "build-sid").absolute())
+
+
+def run_stack(what, argv):
+    """Runs ARGV (a bench stack script); raises BenchError naming WHAT when it fails."""
+    if subprocess.run([str(a) for a in argv], stdin=subprocess.DEVNULL).returncode != 0:
+        raise BenchError(f"the {what} stack failed: {' '.join(map(str, argv))}")
+
+
+def run_in_sid(b, what, binds, argv):
+    """Runs ARGV in the sid root (scripts/sid-run, BINDS bound besides the checkout) with
+    BENCH_HYPERFINE naming the host's hyperfine (the sid root has none; Debian 12's glibc is older,
+    so it runs there); raises BenchError naming WHAT when it fails."""
+    sid_root, sid_build = sid_paths(b)
+    hf = sid_build / "host-hyperfine" / "hyperfine"
+    hf.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copy2(shutil.which("hyperfine"), hf)
+    cmd = [b.scripts / "sid-run", *[a for d in binds for a in ("--bind", d)], sid_root, "env",
+           f"BENCH_HYPERFINE={hf}", *argv]
+    try:
+        run_stack(what, cmd)
+    finally:
+        remove_bind_points(sid_root, binds)

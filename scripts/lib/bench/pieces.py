@@ -20,12 +20,9 @@ Not measured here: ggml (issue 15's --section ggml) for two target sets. Nothing
 """
 import json
 import os
-import shutil
 import statistics
-import subprocess
-from pathlib import Path
 
-from .common import BenchError, loadavg, log, remove_bind_points, tsv
+from .common import BenchError, loadavg, log, run_in_sid, run_stack, sid_paths, tsv
 
 STEPS = [  # (step, reference side, what)
     ("add", "uncached", "add one target: {A,B} cached, then {A,B,C}; shim / uncached {A,B,C}"),
@@ -41,11 +38,6 @@ def settings(quick):
             int(env("BENCH_PIECES_HIT_RUNS", 3 if quick else 5)))
 
 
-def run_stack(argv):
-    if subprocess.run([str(a) for a in argv], stdin=subprocess.DEVNULL).returncode != 0:
-        raise BenchError(f"the pieces stack failed: {' '.join(map(str, argv))}")
-
-
 def section_pieces(b):
     rounds, kernels, hit_runs = settings(b.quick)
     stacks = os.environ.get("BENCH_PIECES_STACKS", "debian12 sid").split()
@@ -56,7 +48,7 @@ def section_pieces(b):
         work = b.W / f"pieces-{stack}"
         if stack == "debian12":
             log(f"pieces: debian12, {rounds} rounds of {kernels} (shimctl: {b.build})")
-            run_stack([*nice, "bash", script, stack, work, b.shimctl, rounds, kernels, hit_runs])
+            run_stack("pieces", [*nice, "bash", script, stack, work, b.shimctl, rounds, kernels, hit_runs])
         elif stack == "sid":
             run_sid(b, script, work, rounds, kernels, hit_runs, nice)
         else:
@@ -73,16 +65,11 @@ def section_pieces(b):
 
 
 def run_sid(b, script, work, rounds, kernels, hit_runs, nice):
-    sid_root = Path(os.environ.get("SHIMCTL_SID_ROOT", "/var/cache/shimctl/sid-root"))
-    sid_build = Path(os.environ.get("SID_BUILD_DIR") or b.root / "build-sid").absolute()
+    sid_root, sid_build = sid_paths(b)
     if not os.access(sid_root / "bin/sh", os.X_OK):
         raise BenchError(f"no sid root at {sid_root}: run scripts/make-sid-root {sid_root}")
     if not os.access(sid_build / "installer/shimctl", os.X_OK):
         raise BenchError(f"no shimctl build in {sid_build} (SID_BUILD_DIR; see scripts/lib/bench/cold.py, 'Builds')")
-    # the sid root has no hyperfine: the host's (Debian 12's glibc is older, so it runs there)
-    hf = work.parent / "host-hyperfine" / "hyperfine"
-    hf.parent.mkdir(parents=True, exist_ok=True)
-    shutil.copy2(shutil.which("hyperfine"), hf)
     # sid-run binds the checkout; the work dir too, and a build (and its sources) from elsewhere
     binds = [b.W]
     cache = (sid_build / "CMakeCache.txt").read_text()
@@ -91,13 +78,8 @@ def run_sid(b, script, work, rounds, kernels, hit_runs, nice):
         if d and d != "/" and not (d + "/").startswith(str(b.root) + "/") and d not in binds:
             binds.append(d)
     log(f"pieces: sid, {rounds} rounds of {kernels} (shimctl: {sid_build}, root {sid_root})")
-    try:
-        run_stack([b.scripts / "sid-run", *[a for d in binds for a in ("--bind", d)], sid_root, "env",
-                   f"BENCH_HYPERFINE={hf}", *nice, "bash", script, "sid", work, sid_build / "installer/shimctl",
-                   rounds, kernels, hit_runs])
-    finally:
-        remove_bind_points(sid_root, binds)
-
+    run_in_sid(b, "pieces", binds, [*nice, "bash", script, "sid", work, sid_build / "installer/shimctl",
+                                    rounds, kernels, hit_runs])
 
 
 def read_stack(work, stack):

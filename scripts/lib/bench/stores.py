@@ -23,12 +23,10 @@ time: a store that fails is reported as failed.
 """
 import json
 import os
-import shutil
 import statistics
-import subprocess
 from pathlib import Path
 
-from .common import BenchError, loadavg, log, remove_bind_points, tsv
+from .common import BenchError, loadavg, log, run_in_sid, run_stack, sid_paths, tsv
 
 STORE_NAMES = {"redis": "Redis", "redis-pw": "Redis, requirepass", "shards": "3 sharded Redis (ccache's shards)",
                "webdav": "WebDAV (nginx)", "s3": "S3 (s3rver)", "cluster": "Redis Cluster (3 masters)"}
@@ -40,11 +38,6 @@ def settings(quick):
     return (env("BENCH_STORES_ROUNDS", 3 if quick else 10), env("BENCH_STORES_RUNS", 3 if quick else 5),
             env("BENCH_STORES_FLEET", 2 if quick else 8),
             os.environ.get("BENCH_STORES_FLEET_STORES") or ("redis" if quick else "redis shards webdav s3"))
-
-
-def run_stack(argv):
-    if subprocess.run([str(a) for a in argv], stdin=subprocess.DEVNULL).returncode != 0:
-        raise BenchError(f"the stores stack failed: {' '.join(map(str, argv))}")
 
 
 def section_stores(b):
@@ -60,7 +53,7 @@ def section_stores(b):
         work = b.W / f"stores-{stack}"
         if stack == "debian12":
             log(f"stores: debian12, {rounds} rounds x {runs} runs, fleet {fleet} units on {fleet_stores} (shimctl: {b.build})")
-            run_stack(["env", *only, *nice, "bash", script, stack, work, b.shimctl, rounds, runs,
+            run_stack("stores", ["env", *only, *nice, "bash", script, stack, work, b.shimctl, rounds, runs,
                        fleet])
         elif stack == "sid":
             why = sid_missing(b)
@@ -84,11 +77,6 @@ def section_stores(b):
     return md
 
 
-def sid_paths(b):
-    return (Path(os.environ.get("SHIMCTL_SID_ROOT", "/var/cache/shimctl/sid-root")),
-            Path(os.environ.get("SID_BUILD_DIR") or b.root / "build-sid").absolute())
-
-
 def sid_missing(b):
     """Why the sid leg cannot run, or None."""
     sid_root, sid_build = sid_paths(b)
@@ -103,20 +91,10 @@ def sid_missing(b):
 
 def run_sid(b, script, work, rounds, runs, fleet, only, nice):
     sid_root, sid_build = sid_paths(b)
-    shimctl = sid_build / "installer/shimctl"
-    # The sid root has no hyperfine: the host's (Debian 12's glibc is older, so it runs there).
-    hf = sid_build / "host-hyperfine" / "hyperfine"
-    hf.parent.mkdir(exist_ok=True)
-    shutil.copy2(shutil.which("hyperfine"), hf)
     binds = [b.W] + ([S3RVER] if (S3RVER / "node_modules/.bin/s3rver").exists() else [])
     log(f"stores: sid, {rounds} rounds x {runs} runs, fleet {fleet} units (shimctl: {sid_build}, root {sid_root})")
-    try:
-        run_stack([b.scripts / "sid-run", *[a for d in binds for a in ("--bind", d)], sid_root, "env",
-                   f"BENCH_HYPERFINE={hf}", *only, *nice, "bash", script, "sid", work, shimctl,
-                   rounds, runs, fleet])
-    finally:
-        remove_bind_points(sid_root, binds)
-
+    run_in_sid(b, "stores", binds, [*only, *nice, "bash", script, "sid", work, sid_build / "installer/shimctl",
+                                    rounds, runs, fleet])
 
 
 def read_stack(work, stack):
