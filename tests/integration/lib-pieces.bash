@@ -173,6 +173,23 @@ pz_fallback() {
   for o in ${outs//,/ }; do expect_same_file "$dir/ref.$o" "$dir/$o"; done
 }
 
+# pz_fallbacks TWO: the fallbacks both stacks share, through clang (-save-temps, with its device
+# temporaries kept; -fgpu-sanitize; -Xoffload-linker; a CUID not the shim's) for the two targets
+# TWO (comma list), then through hipcc (several inputs); the pieces counters stay untouched.
+pz_fallbacks() {
+  local two=$1 first=${1%%,*}
+  pz_use clang
+  pz_fallback "$TEST_DIR/save-temps" "-save-temps is given" t.o -save-temps $(targets "$two") -c t.hip -o t.o
+  ls "$TEST_DIR/save-temps"/t-hip-amdgcn-amd-amdhsa-"$first"* >/dev/null 2>&1 ||
+    fail "-save-temps kept no device temporaries in its directory: $(ls "$TEST_DIR/save-temps" | xargs)"
+  pz_fallback "$TEST_DIR/sanitize" "-fgpu-sanitize is given" t.o -fgpu-sanitize $(targets "$two") -c t.hip -o t.o
+  pz_fallback "$TEST_DIR/xoffload" "-Xoffload-linker is given" t.o -Xoffload-linker --no-undefined $(targets "$two") -c t.hip -o t.o
+  pz_fallback "$TEST_DIR/cuid" "the CUID is not the shim's" t.o -cuid=0123456789abcdef $(targets "$two") -c t.hip -o t.o
+  pz_use hipcc
+  pz_fallback "$TEST_DIR/inputs" "several inputs" t.o,t2.o $(targets "$first") -c t.hip t2.hip
+  expect_eq "hit=0 miss=0 split=0" "$(pz_counts)" "pieces counters after the whole-object compiles"
+}
+
 # pz_corpus_add_target CASE TWO THREE [FLAGS...]: the corpus in $TEST_DIR/CASE-2 compiled for
 # the targets TWO (comma list), then in $TEST_DIR/CASE-3 (another directory, the same relative
 # names) for THREE (TWO and one more): the old pieces hit, only the new one compiles, and the

@@ -61,16 +61,7 @@ test_clang16_debug_depfile() {
 test_fallbacks_debian() {
   TEST "what a split cannot reproduce runs whole (trace says why), objects as uncached: -save-temps, -fgpu-sanitize, -Xoffload-linker, several inputs, the user's -cuid="
   pz_prefix 16
-  pz_use clang
-  pz_fallback "$TEST_DIR/save-temps" "-save-temps is given" t.o -save-temps $(targets gfx90a,gfx908) -c t.hip -o t.o
-  ls "$TEST_DIR/save-temps"/t-hip-amdgcn-amd-amdhsa-gfx90a* >/dev/null 2>&1 ||
-    fail "-save-temps kept no device temporaries in its directory: $(ls "$TEST_DIR/save-temps" | xargs)"
-  pz_fallback "$TEST_DIR/sanitize" "-fgpu-sanitize is given" t.o -fgpu-sanitize $(targets gfx90a,gfx908) -c t.hip -o t.o
-  pz_fallback "$TEST_DIR/xoffload" "-Xoffload-linker is given" t.o -Xoffload-linker --no-undefined $(targets gfx90a,gfx908) -c t.hip -o t.o
-  pz_fallback "$TEST_DIR/cuid" "the CUID is not the shim's" t.o -cuid=0123456789abcdef $(targets gfx908,gfx90a) -c t.hip -o t.o
-  pz_use hipcc
-  pz_fallback "$TEST_DIR/inputs" "several inputs" t.o,t2.o $(targets gfx90a) -c t.hip t2.hip
-  expect_eq "hit=0 miss=0 split=0" "$(pz_counts)" "pieces counters after the whole-object compiles"
+  pz_fallbacks gfx90a,gfx908
 }
 
 # ---- one root-installed prefix, another user ---------------------------------------------------
