@@ -156,14 +156,15 @@ expect_whole() {
 
 # pz_fallback DIR REASON OUTS ARGS...: DIR gets tiny's sources; ARGS compile through the shims
 # the whole way (REASON in the trace; counters untouched); every output of the comma list OUTS
-# equals the uncached compile's. REASON "several inputs": the shim itself sees that the call is
-# not one source's compile and never asks for pieces, so the trace may name no reason at all.
+# equals the uncached compile's. REASON "several inputs" or "-E is given": the shim itself sees
+# that the call is not one source's compile and never asks for pieces, so the trace may name no
+# reason at all.
 pz_fallback() {
   local dir=$1 reason=$2 outs=$3 o before; shift 3
   tiny "$dir"
   before=$(pz_counts)
   pz_compile "$dir" "$@"
-  if [ "$reason" = "several inputs" ] && [ -z "$(whole_in "$dir")" ]; then
+  if { [ "$reason" = "several inputs" ] || [ "$reason" = "-E is given" ]; } && [ -z "$(whole_in "$dir")" ]; then
     expect_whole "$dir" ""
   else
     expect_whole "$dir" "$reason"
@@ -174,7 +175,8 @@ pz_fallback() {
 }
 
 # pz_fallbacks TWO: the fallbacks both stacks share, through clang (-save-temps, with its device
-# temporaries kept; -fgpu-sanitize; -Xoffload-linker; a CUID not the shim's) for the two targets
+# temporaries kept; -fgpu-sanitize; -Xoffload-linker; a CUID not the shim's; -emit-llvm, -S, -E:
+# not an object) for the two targets
 # TWO (comma list), then through hipcc (several inputs); the pieces counters stay untouched.
 pz_fallbacks() {
   local two=$1 first=${1%%,*}
@@ -185,6 +187,9 @@ pz_fallbacks() {
   pz_fallback "$TEST_DIR/sanitize" "-fgpu-sanitize is given" t.o -fgpu-sanitize $(targets "$two") -c t.hip -o t.o
   pz_fallback "$TEST_DIR/xoffload" "-Xoffload-linker is given" t.o -Xoffload-linker --no-undefined $(targets "$two") -c t.hip -o t.o
   pz_fallback "$TEST_DIR/cuid" "the CUID is not the shim's" t.o -cuid=0123456789abcdef $(targets "$two") -c t.hip -o t.o
+  pz_fallback "$TEST_DIR/emit-llvm" "-emit-llvm is given" t.bc -emit-llvm $(targets "$two") -c t.hip -o t.bc
+  pz_fallback "$TEST_DIR/asm" "-S is given" t.s -S $(targets "$two") -c t.hip -o t.s
+  pz_fallback "$TEST_DIR/preprocess" "-E is given" t.i -E $(targets "$two") t.hip -o t.i
   pz_use hipcc
   pz_fallback "$TEST_DIR/inputs" "several inputs" t.o,t2.o $(targets "$first") -c t.hip t2.hip
   expect_eq "hit=0 miss=0 split=0" "$(pz_counts)" "pieces counters after the whole-object compiles"

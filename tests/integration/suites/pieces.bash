@@ -59,7 +59,7 @@ test_clang16_debug_depfile() {
 }
 
 test_fallbacks_debian() {
-  TEST "what a split cannot reproduce runs whole (trace says why), objects as uncached: -save-temps, -fgpu-sanitize, -Xoffload-linker, several inputs, the user's -cuid="
+  TEST "what a split cannot reproduce runs whole (trace says why), objects as uncached: -save-temps, -fgpu-sanitize, -Xoffload-linker, several inputs, the user's -cuid=, -emit-llvm, -S, -E"
   pz_prefix 16
   pz_fallbacks gfx90a,gfx908
 }

@@ -55,7 +55,7 @@ test_hipcc7_compile_error() {
 }
 
 test_fallbacks_sid() {
-  TEST "what a split cannot reproduce runs whole (trace says why), objects as uncached: --offload-new-driver, --offload-compress, -save-temps, -fgpu-sanitize, -Xoffload-linker, several inputs, the user's -cuid="
+  TEST "what a split cannot reproduce runs whole (trace says why), objects as uncached: --offload-new-driver, --offload-compress, -save-temps, -fgpu-sanitize, -Xoffload-linker, several inputs, the user's -cuid=, -emit-llvm, -S, -E"
   pz_prefix sid
   pz_use clang
   pz_fallback "$TEST_DIR/new-driver" "--offload-new-driver is given" t.o --offload-new-driver $(targets gfx90a,gfx942) -c t.hip -o t.o
