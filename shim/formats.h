@@ -443,6 +443,12 @@ static inline const char* shimctl_cuid_value(char out[SHIMCTL_CUID_HEX + 1],
  * the shim checks belongs to the user before it lets sccache connect (sccache 0.4). Rollback
  * finds the servers by SHIMCTL_SCCACHE_SERVER_OF=<state dir> in their environment. */
 #define SHIMCTL_SCCACHE_SERVER_OF "SHIMCTL_SCCACHE_SERVER_OF"
+/* A `sccache --start-server` that failed within this long (a store that answered with an error:
+ * sccache 0.17 does not start on one "temporary" error reading its check entry, e.g. an S3 500
+ * while another new server writes it) is tried once more after a pause (plus up to 0.3 s, by
+ * pid); one that ran into its client's 10 s timeout is not. The shim's rule and verify's. */
+#define SHIMCTL_SCCACHE_QUICK_FAILURE_MS 8000
+#define SHIMCTL_SCCACHE_RETRY_PAUSE_MS 300
 #define SHIMCTL_RUNTIME_DIR "shimctl-run" /* under $XDG_RUNTIME_DIR or the user's cache home */
 #define SHIMCTL_RUNTIME_DIR_CHOICES 3
 #define SHIMCTL_SUN_PATH_MAX 108 /* sizeof sockaddr_un.sun_path on Linux */

@@ -129,22 +129,15 @@ const char* sccache_server_entry(const char** problem) {
 #define SCCACHE_START_RETRY_SECONDS 60
 #define SCCACHE_START_RETRY_TEXT "60"
 
-/* A start that failed within this long (a store that answered with an error: sccache 0.17 does
- * not start on one "temporary" error reading its check entry, e.g. an S3 500 while another new
- * server writes it) is tried once more after a pause; a start that ran into the client's 10 s
- * timeout is not (a second wait would double the cost of a store that is down). */
-#define SCCACHE_QUICK_FAILURE_NS 8000000000LL
-#define SCCACHE_RETRY_PAUSE_NS 300000000L
-
 static long long monotonic_ns(void) {
   struct timespec now;
   clock_gettime(CLOCK_MONOTONIC, &now);
   return (long long)now.tv_sec * 1000000000LL + now.tv_nsec;
 }
 
-/* Pauses 0.3-0.6 s (by pid: servers started at once try again apart). */
+/* Pauses before a retry (formats.h; by pid: servers started at once try again apart). */
 static void pause_before_retry(void) {
-  struct timespec pause = { 0, SCCACHE_RETRY_PAUSE_NS + (long)(getpid() % 300) * 1000000L };
+  struct timespec pause = { 0, (SHIMCTL_SCCACHE_RETRY_PAUSE_MS + getpid() % 300) * 1000000L };
   while (nanosleep(&pause, &pause) != 0 && errno == EINTR)
     continue;
 }
@@ -235,7 +228,7 @@ bool sccache_server_ready(const char* sccache, char** env, size_t env_count, con
       who = port ? shimctl_tcp_listener(port) : SHIMCTL_LISTENER_NONE;
       ready = port ? who == SHIMCTL_LISTENER_MINE : socket_answers(socket_path);
       if (ready || who == SHIMCTL_LISTENER_OTHER ||
-          monotonic_ns() - start >= SCCACHE_QUICK_FAILURE_NS)
+          monotonic_ns() - start >= SHIMCTL_SCCACHE_QUICK_FAILURE_MS * 1000000LL)
         break;
       if (attempt == 0) {
         if (shim.trace)

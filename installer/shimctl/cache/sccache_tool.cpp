@@ -1,3 +1,4 @@
+#include <chrono>
 #include <fmt/ranges.h> // fmt::join (fmt >= 10)
 #include <nlohmann/json.hpp>
 #include <shim/formats.h>
@@ -7,6 +8,7 @@
 #include <shimctl/cache/sccache_tool.hpp>
 #include <shimctl/cache/secrets.hpp>
 #include <shimctl/util/text.hpp>
+#include <thread>
 
 namespace shimctl::cache {
 
@@ -56,13 +58,15 @@ public:
     , settings_(std::move(settings))
     , options_(std::move(options)) {
     options_.cwd.clear();
-    auto r = util::run({ settings_.path, "--start-server" }, options_);
-    if (!r)
-      refused_ = r.error().message;
-    else if (!r->ok()) {
-      auto said = r->err.empty() ? r->out : r->err;
-      said.erase(0, said.find_first_not_of("\n "));
-      refused_ = util::redact_credentials(util::first_line(said, 240));
+    // As the shim does (formats.h): a start that failed quickly is tried once more.
+    for (int attempt = 0; attempt < 2; attempt++) {
+      auto start = std::chrono::steady_clock::now();
+      refused_ = start_server();
+      if (refused_.empty() || std::chrono::steady_clock::now() - start >=
+                                std::chrono::milliseconds(SHIMCTL_SCCACHE_QUICK_FAILURE_MS))
+        break;
+      if (attempt == 0)
+        std::this_thread::sleep_for(std::chrono::milliseconds(SHIMCTL_SCCACHE_RETRY_PAUSE_MS));
     }
     started_ = refused_.empty();
   }
@@ -86,6 +90,18 @@ public:
   }
 
 private:
+  // `sccache --start-server`: "" when it started, else what it said (redacted).
+  std::string start_server() const {
+    auto r = util::run({ settings_.path, "--start-server" }, options_);
+    if (!r)
+      return r.error().message;
+    if (r->ok())
+      return {};
+    auto said = r->err.empty() ? r->out : r->err;
+    said.erase(0, said.find_first_not_of("\n "));
+    return util::redact_credentials(util::first_line(said, 240));
+  }
+
   const Tool& tool_;
   core::CacheSettings settings_;
   util::RunOptions options_;
