@@ -39,7 +39,7 @@ import sys
 from pathlib import Path
 
 from . import cold_stack
-from .common import BenchError, loadavg, log, run_stack, sid_paths
+from .common import BenchError, loadavg, log, run_in_sid, run_stack, sid_build_binds, sid_paths
 
 
 def pick_tools(*tools):
@@ -85,25 +85,11 @@ def section_cold(b):
                 continue
             check_build(b, sid_build)
             log(f"cold: sid stack, {' '.join(tools)}, {rounds} rounds (shimctl: {sid_build}, root {sid_root})")
-            # sid-run binds the repository; the work dir too, and a build (and its sources:
-            # shimctl reads their manifests/) from elsewhere
-            binds = [b.W]
-            cache = (sid_build / "CMakeCache.txt").read_text()
-            home = next((l.split("=", 1)[1] for l in cache.splitlines() if l.startswith("CMAKE_HOME_DIRECTORY:INTERNAL=")), "")
-            for d in (str(sid_build), home):
-                if d and not (d + "/").startswith(str(b.root) + "/") and d != "/":
-                    binds.append(d)
-            args = [a for d in binds for a in ("--bind", d)]
             inner = ["python3", str(b.scripts / "bench"), "--cold-stack"]
             # (sid-run passes no environment: the shapes go on the command line)
             shapes = f"BENCH_COLD_SHAPES={os.environ.get('BENCH_COLD_SHAPES', '')}"
-            run_stack("cold", [b.scripts / "sid-run", *args, sid_root, "env", shapes, *nice, *inner, "sid", b.W / "cold-sid",
-                       sid_build / "installer/shimctl", rounds, *tools])
-            for d in binds:  # sid-run's mount points, left empty in the root
-                try:
-                    os.rmdir(f"{sid_root}{d}")
-                except OSError:
-                    pass
+            run_in_sid(b, "cold", sid_build_binds(b, sid_build), [shapes, *nice, *inner, "sid", b.W / "cold-sid",
+                                                                  sid_build / "installer/shimctl", rounds, *tools])
         else:
             raise BenchError(f"BENCH_COLD_STACKS: unknown stack {stack} (debian12, sid)")
     info["load_end"] = loadavg()

@@ -323,17 +323,32 @@ def run_stack(what, argv):
         raise BenchError(f"the {what} stack failed: {' '.join(map(str, argv))}")
 
 
-def run_in_sid(b, what, binds, argv):
-    """Runs ARGV in the sid root (scripts/sid-run, BINDS bound besides the checkout) with
-    BENCH_HYPERFINE naming the host's hyperfine (the sid root has none; Debian 12's glibc is older,
-    so it runs there); raises BenchError naming WHAT when it fails."""
-    sid_root, sid_build = sid_paths(b)
-    hf = sid_build / "host-hyperfine" / "hyperfine"
+def sid_build_binds(b, sid_build):
+    """What scripts/sid-run must bind besides the checkout: the work dir, and SID_BUILD (with its
+    sources: shimctl reads their manifests/) when it lives elsewhere."""
+    binds = [b.W]
+    cache = (sid_build / "CMakeCache.txt").read_text()
+    home = next((l.split("=", 1)[1] for l in cache.splitlines() if l.startswith("CMAKE_HOME_DIRECTORY:INTERNAL=")), "")
+    for d in (str(sid_build), home):
+        if d and d != "/" and not (d + "/").startswith(str(b.root) + "/") and d not in binds:
+            binds.append(d)
+    return binds
+
+
+def host_hyperfine(b):
+    """BENCH_HYPERFINE=<the host's hyperfine, copied into the sid build>: the sid root has none
+    (Debian 12's glibc is older, so the host's runs there)."""
+    hf = sid_paths(b)[1] / "host-hyperfine" / "hyperfine"
     hf.parent.mkdir(parents=True, exist_ok=True)
     shutil.copy2(shutil.which("hyperfine"), hf)
-    cmd = [b.scripts / "sid-run", *[a for d in binds for a in ("--bind", d)], sid_root, "env",
-           f"BENCH_HYPERFINE={hf}", *argv]
+    return f"BENCH_HYPERFINE={hf}"
+
+
+def run_in_sid(b, what, binds, argv):
+    """Runs `env ARGV` in the sid root (scripts/sid-run, BINDS bound besides the checkout), then
+    removes the mount points sid-run left; raises BenchError naming WHAT when it fails."""
+    sid_root = sid_paths(b)[0]
     try:
-        run_stack(what, cmd)
+        run_stack(what, [b.scripts / "sid-run", *[a for d in binds for a in ("--bind", d)], sid_root, "env", *argv])
     finally:
         remove_bind_points(sid_root, binds)

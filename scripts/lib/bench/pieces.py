@@ -22,7 +22,8 @@ import json
 import os
 import statistics
 
-from .common import BenchError, loadavg, log, run_in_sid, run_stack, sid_paths, tsv
+from .common import (BenchError, host_hyperfine, loadavg, log, run_in_sid, run_stack, sid_build_binds, sid_paths,
+                     tsv)
 
 STEPS = [  # (step, reference side, what)
     ("add", "uncached", "add one target: {A,B} cached, then {A,B,C}; shim / uncached {A,B,C}"),
@@ -70,15 +71,9 @@ def run_sid(b, script, work, rounds, kernels, hit_runs, nice):
         raise BenchError(f"no sid root at {sid_root}: run scripts/make-sid-root {sid_root}")
     if not os.access(sid_build / "installer/shimctl", os.X_OK):
         raise BenchError(f"no shimctl build in {sid_build} (SID_BUILD_DIR; see scripts/lib/bench/cold.py, 'Builds')")
-    # sid-run binds the checkout; the work dir too, and a build (and its sources) from elsewhere
-    binds = [b.W]
-    cache = (sid_build / "CMakeCache.txt").read_text()
-    home = next((l.split("=", 1)[1] for l in cache.splitlines() if l.startswith("CMAKE_HOME_DIRECTORY:INTERNAL=")), "")
-    for d in (str(sid_build), home):
-        if d and d != "/" and not (d + "/").startswith(str(b.root) + "/") and d not in binds:
-            binds.append(d)
+    binds = sid_build_binds(b, sid_build)
     log(f"pieces: sid, {rounds} rounds of {kernels} (shimctl: {sid_build}, root {sid_root})")
-    run_in_sid(b, "pieces", binds, [*nice, "bash", script, "sid", work, sid_build / "installer/shimctl",
+    run_in_sid(b, "pieces", binds, [host_hyperfine(b), *nice, "bash", script, "sid", work, sid_build / "installer/shimctl",
                                     rounds, kernels, hit_runs])
 
 

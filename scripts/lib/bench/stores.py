@@ -26,7 +26,7 @@ import os
 import statistics
 from pathlib import Path
 
-from .common import BenchError, loadavg, log, run_in_sid, run_stack, sid_paths, tsv
+from .common import BenchError, host_hyperfine, loadavg, log, run_in_sid, run_stack, sid_paths, tsv
 
 STORE_NAMES = {"redis": "Redis", "redis-pw": "Redis, requirepass", "shards": "3 sharded Redis (ccache's shards)",
                "webdav": "WebDAV (nginx)", "s3": "S3 (s3rver)", "cluster": "Redis Cluster (3 masters)"}
@@ -93,7 +93,7 @@ def run_sid(b, script, work, rounds, runs, fleet, only, nice):
     sid_root, sid_build = sid_paths(b)
     binds = [b.W] + ([S3RVER] if (S3RVER / "node_modules/.bin/s3rver").exists() else [])
     log(f"stores: sid, {rounds} rounds x {runs} runs, fleet {fleet} units (shimctl: {sid_build}, root {sid_root})")
-    run_in_sid(b, "stores", binds, [*only, *nice, "bash", script, "sid", work, sid_build / "installer/shimctl",
+    run_in_sid(b, "stores", binds, [host_hyperfine(b), *only, *nice, "bash", script, "sid", work, sid_build / "installer/shimctl",
                                     rounds, runs, fleet])
 
 
