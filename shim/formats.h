@@ -449,6 +449,9 @@ static inline const char* shimctl_cuid_value(char out[SHIMCTL_CUID_HEX + 1],
  * pid); one that ran into its client's 10 s timeout is not. The shim's rule and verify's. */
 #define SHIMCTL_SCCACHE_QUICK_FAILURE_MS 8000
 #define SHIMCTL_SCCACHE_RETRY_PAUSE_MS 300
+static inline long shimctl_sccache_retry_pause_ms(long pid) {
+  return SHIMCTL_SCCACHE_RETRY_PAUSE_MS + pid % 300; /* servers started at once retry apart */
+}
 #define SHIMCTL_RUNTIME_DIR "shimctl-run" /* under $XDG_RUNTIME_DIR or the user's cache home */
 #define SHIMCTL_RUNTIME_DIR_CHOICES 3
 #define SHIMCTL_SUN_PATH_MAX 108 /* sizeof sockaddr_un.sun_path on Linux */

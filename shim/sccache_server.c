@@ -135,11 +135,23 @@ static long long monotonic_ns(void) {
   return (long long)now.tv_sec * 1000000000LL + now.tv_nsec;
 }
 
-/* Pauses before a retry (formats.h; by pid: servers started at once try again apart). */
+/* Pauses before a retry (formats.h). */
 static void pause_before_retry(void) {
-  struct timespec pause = { 0, (SHIMCTL_SCCACHE_RETRY_PAUSE_MS + getpid() % 300) * 1000000L };
+  struct timespec pause = { 0, shimctl_sccache_retry_pause_ms(getpid()) * 1000000L };
   while (nanosleep(&pause, &pause) != 0 && errno == EINTR)
     continue;
+}
+
+/* Runs ARGS (`sccache --start-server`; it fails when another client's server won the race:
+ * fine); true when a server of this user's answers after it. *WHO: the port's listener. */
+static bool start_server(char* const args[],
+                         char* const env[],
+                         unsigned port,
+                         const char* socket_path,
+                         enum shimctl_listener* who) {
+  run_quietly(args, env);
+  *who = port ? shimctl_tcp_listener(port) : SHIMCTL_LISTENER_NONE;
+  return port ? *who == SHIMCTL_LISTENER_MINE : socket_answers(socket_path);
 }
 
 static bool start_failed_recently(const char* memo) {
@@ -221,20 +233,15 @@ bool sccache_server_ready(const char* sccache, char** env, size_t env_count, con
       env[env_count] = marker_entry;
       env[env_count + 1] = NULL;
     }
-    enum shimctl_listener who = SHIMCTL_LISTENER_NONE;
-    for (int attempt = 0; attempt < 2; attempt++) {
-      long long start = monotonic_ns();
-      run_quietly(args, env); /* it fails when another client's server won the race: fine */
-      who = port ? shimctl_tcp_listener(port) : SHIMCTL_LISTENER_NONE;
-      ready = port ? who == SHIMCTL_LISTENER_MINE : socket_answers(socket_path);
-      if (ready || who == SHIMCTL_LISTENER_OTHER ||
-          monotonic_ns() - start >= SHIMCTL_SCCACHE_QUICK_FAILURE_MS * 1000000LL)
-        break;
-      if (attempt == 0) {
-        if (shim.trace)
-          say("sccache's --start-server failed quickly (a store error?): trying once more", NULL);
-        pause_before_retry();
-      }
+    enum shimctl_listener who;
+    long long start = monotonic_ns();
+    ready = start_server(args, env, port, socket_path, &who);
+    if (!ready && who != SHIMCTL_LISTENER_OTHER &&
+        monotonic_ns() - start < SHIMCTL_SCCACHE_QUICK_FAILURE_MS * 1000000LL) {
+      if (shim.trace)
+        say("sccache's --start-server failed quickly (a store error?): trying once more", NULL);
+      pause_before_retry();
+      ready = start_server(args, env, port, socket_path, &who);
     }
     env[env_count] = NULL;
     if (who == SHIMCTL_LISTENER_OTHER)

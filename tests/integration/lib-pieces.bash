@@ -160,15 +160,15 @@ expect_whole() {
 # that the call is not one source's compile and never asks for pieces, so the trace may name no
 # reason at all.
 pz_fallback() {
-  local dir=$1 reason=$2 outs=$3 o before; shift 3
+  local dir=$1 reason=$2 outs=$3 o before traced; shift 3
   tiny "$dir"
   before=$(pz_counts)
   pz_compile "$dir" "$@"
-  if { [ "$reason" = "several inputs" ] || [ "$reason" = "-E is given" ]; } && [ -z "$(whole_in "$dir")" ]; then
-    expect_whole "$dir" ""
-  else
-    expect_whole "$dir" "$reason"
-  fi
+  traced=$reason
+  case $reason in
+    "several inputs" | "-E is given") [ -n "$(whole_in "$dir")" ] || traced="" ;;
+  esac
+  expect_whole "$dir" "$traced"
   expect_eq "$before" "$(pz_counts)" "pieces counters after a whole-object compile ($reason)"
   pz_ref "$dir" "$outs" "$@"
   for o in ${outs//,/ }; do expect_same_file "$dir/ref.$o" "$dir/$o"; done
@@ -176,8 +176,8 @@ pz_fallback() {
 
 # pz_fallbacks TWO: the fallbacks both stacks share, through clang (-save-temps, with its device
 # temporaries kept; -fgpu-sanitize; -Xoffload-linker; a CUID not the shim's; -emit-llvm, -S, -E:
-# not an object) for the two targets
-# TWO (comma list), then through hipcc (several inputs); the pieces counters stay untouched.
+# not an object) for the two targets TWO (comma list), then through hipcc (several inputs); the
+# pieces counters stay untouched.
 pz_fallbacks() {
   local two=$1 first=${1%%,*}
   pz_use clang

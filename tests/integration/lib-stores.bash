@@ -258,9 +258,10 @@ cluster-node-timeout $timeout" || return 1
   done
 }
 _cluster_ok() {
-  local info; info=$(redis-cli -h 127.0.0.1 -p "$1" cluster info 2>/dev/null | tr -d '\r')
+  local info; info=$(_cluster_info "$1")
   grep -qx cluster_state:ok <<<"$info" && grep -qx "cluster_size:$2" <<<"$info"
 }
+_cluster_info() { redis-cli -h 127.0.0.1 -p "$1" cluster info 2>/dev/null | tr -d '\r'; }
 
 # kill_cluster_master I: cluster master I (0-based) dies at once (SIGKILL).
 kill_cluster_master() { _kill_pidfile "${CLUSTER_PIDFILES[$1]}"; }
@@ -275,7 +276,7 @@ wait_cluster_down() {
       wait_until 30 "cluster_state:fail on port ${CLUSTER_PORTS[i]}" _cluster_down "${CLUSTER_PORTS[i]}" || return 1
   done
 }
-_cluster_down() { redis-cli -h 127.0.0.1 -p "$1" cluster info 2>/dev/null | tr -d '\r' | grep -qx cluster_state:fail; }
+_cluster_down() { _cluster_info "$1" | grep -qx cluster_state:fail; }
 
 # redis_keys PORT [PW] [--tls]: the number of keys (DBSIZE) of the redis-server on PORT, as the
 # default user with password PW. (sccache also stores a key .sccache_check.)

@@ -9,6 +9,7 @@
 #include <shimctl/cache/secrets.hpp>
 #include <shimctl/util/text.hpp>
 #include <thread>
+#include <unistd.h>
 
 namespace shimctl::cache {
 
@@ -59,14 +60,13 @@ public:
     , options_(std::move(options)) {
     options_.cwd.clear();
     // As the shim does (formats.h): a start that failed quickly is tried once more.
-    for (int attempt = 0; attempt < 2; attempt++) {
-      auto start = std::chrono::steady_clock::now();
+    auto start = std::chrono::steady_clock::now();
+    refused_ = start_server();
+    if (!refused_.empty() && std::chrono::steady_clock::now() - start <
+                               std::chrono::milliseconds(SHIMCTL_SCCACHE_QUICK_FAILURE_MS)) {
+      std::this_thread::sleep_for(
+        std::chrono::milliseconds(shimctl_sccache_retry_pause_ms(::getpid())));
       refused_ = start_server();
-      if (refused_.empty() || std::chrono::steady_clock::now() - start >=
-                                std::chrono::milliseconds(SHIMCTL_SCCACHE_QUICK_FAILURE_MS))
-        break;
-      if (attempt == 0)
-        std::this_thread::sleep_for(std::chrono::milliseconds(SHIMCTL_SCCACHE_RETRY_PAUSE_MS));
     }
     started_ = refused_.empty();
   }
