@@ -5,6 +5,26 @@ using namespace shimctl;
 
 TEST_SUITE_BEGIN("util::text");
 
+TEST_CASE("first_error_line quotes the compiler's first error, not its first line") {
+  // clang-23 with HIP 7.0.2's headers: the first line only says where the include came from.
+  CHECK(util::first_error_line("In file included from k.hip:1:\n"
+                               "In file included from /opt/rocm/include/hip/hip_runtime.h:62:\n"
+                               "/opt/rocm/include/hip/amd_detail/amd_warp_functions.h:40:3: "
+                               "error: use of undeclared identifier '__AMDGCN_WAVEFRONT_SIZE'\n"
+                               "1 error generated when compiling for gfx90a.\n") ==
+        "/opt/rocm/include/hip/amd_detail/amd_warp_functions.h:40:3: error: use of undeclared "
+        "identifier '__AMDGCN_WAVEFRONT_SIZE'");
+  CHECK(util::first_error_line("clang: error: no such file or directory: 'k.hip'\n") ==
+        "clang: error: no such file or directory: 'k.hip'");
+  CHECK(util::first_error_line("k.cu(3): error : identifier \"x\" is undefined\r\n") ==
+        "k.cu(3): error : identifier \"x\" is undefined");
+  // No error line: the first line that says anything.
+  CHECK(util::first_error_line("\n  \nSegmentation fault\nmore\n") == "Segmentation fault");
+  CHECK(util::first_error_line("") == "");
+  CHECK(util::first_error_line("a: error: " + std::string(300, 'x'), 20) ==
+        "a: error: xxxxxxxxxx...");
+}
+
 TEST_CASE("redact_credentials masks a URL's userinfo, whatever its form") {
   CHECK(util::redact_credentials("redis://S3cret@127.0.0.1:6379") == "redis://***@127.0.0.1:6379");
   CHECK(util::redact_credentials("redis://user:S3cret@cache:6379/2") == "redis://***@cache:6379/2");

@@ -130,7 +130,7 @@ util::Status check_offload_arch(const Context& context,
   if (auto semicolon = reason.find(';'); semicolon != std::string::npos)
     reason.resize(semicolon);
   if (reason.empty())
-    reason = util::first_line(r->err, 200);
+    reason = util::first_error_line(r->err, 200);
   return fail(ExitCode::usage,
               "--offload-arch: '{}' is not a GPU target {} knows ({}); name one it does (e.g. "
               "gfx90a, gfx1100)",

@@ -15,7 +15,8 @@ namespace shimctl::identity {
 
 // What one `-###` output shows (stdout and stderr of the probe, in any order).
 struct JobList {
-  std::vector<std::string> executables;  // each job's program, first seen first, once
+  std::vector<std::vector<std::string>> jobs; // each job's arguments, the program first
+  std::vector<std::string> executables;       // each job's program, first seen first, once
   std::vector<std::string> bitcode;      // operands of -mlink-builtin-bitcode/-mlink-bitcode-file
   std::vector<std::string> config_files; // "Configuration file: X" (clang >= 16)
   std::string installed_dir;             // "InstalledDir: D"
@@ -54,11 +55,16 @@ struct ProbeTarget {
 
 // Runs `COMPILER -x hip --offload-arch=gfx90a -c probe.hip -o probe.o -###` in
 // a scratch directory for each HIP-capable compiler (SHIMCTL_DISABLE=1: an
-// installed shim execs the original) and turns each job list into inputs:
-// the programs, every *.bc in each directory a linked bitcode file lives in
-// (one probe links only the files its flags select), the config files with
-// every *.cfg beside them, and hipcc's driver. Paths resolve through symlinks;
-// WRAPPED (relative paths of the wrapped compilers) are named by their .real.
+// installed shim execs the original), once with its default offload driver and
+// once with the other one (a flag a build may pass; a compiler that refuses it
+// adds nothing), and turns each job list into inputs: the programs, and what a
+// linker wrapper among them runs (identity/wrapper_jobs.hpp), every *.bc in each
+// directory a linked bitcode file lives in (one probe links only the files its
+// flags select), the config files with every *.cfg beside them, and hipcc's
+// driver. Paths resolve through symlinks, and a program named by a symlink is
+// also an input by that name (an ld.lld link replaced by another file changes
+// the identity); WRAPPED (relative paths of the wrapped compilers) are named by
+// their .real.
 [[nodiscard]] util::Result<JobInputs> probe_job_inputs(const std::string& prefix,
                                                        const std::vector<ProbeTarget>& compilers,
                                                        const std::vector<std::string>& wrapped);

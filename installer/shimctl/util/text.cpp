@@ -14,6 +14,21 @@ std::string first_line(std::string_view text, std::size_t max_chars) {
   return std::string(line);
 }
 
+std::string first_error_line(std::string_view text, std::size_t max_chars) {
+  std::string_view fallback;
+  for (std::string_view rest = text; !rest.empty();) {
+    auto end = rest.find('\n');
+    auto line = rest.substr(0, end);
+    rest = end == std::string_view::npos ? std::string_view() : rest.substr(end + 1);
+    if (line.find("error:") != std::string_view::npos ||
+        line.find("error :") != std::string_view::npos)
+      return first_line(line, max_chars);
+    if (fallback.empty() && line.find_first_not_of(" \r\t") != std::string_view::npos)
+      fallback = line;
+  }
+  return first_line(fallback, max_chars);
+}
+
 std::string read_text_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   std::ostringstream out;

@@ -13,6 +13,13 @@ namespace shimctl::util {
 [[nodiscard]] std::string first_line(std::string_view text,
                                      std::size_t max_chars = std::string_view::npos);
 
+// A compiler's diagnostics summed up in one line: the first line that reports an error
+// (clang's "k.hip:3:1: error: ...", "clang: error: ...", nvcc's "... error : ..."), else the
+// first non-empty line ("In file included from k.hip:1:" alone says nothing); cut at MAX_CHARS
+// as first_line is.
+[[nodiscard]] std::string first_error_line(std::string_view text,
+                                           std::size_t max_chars = std::string_view::npos);
+
 // The whole file at PATH; "" when it cannot be read (callers treat a missing file as empty).
 [[nodiscard]] std::string read_text_file(const std::string& path);
 

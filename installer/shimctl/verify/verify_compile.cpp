@@ -88,7 +88,16 @@ Probe probe_for(const std::string& invoked,
 struct Compile {
   util::RunResult result;
   std::string object;
+  std::vector<std::string> argv; // the command, run in a scratch directory
 };
+
+// Why a verification compile failed, in one line: the command and the compiler's first error.
+std::string compile_failure(std::string_view what, const Compile& compile) {
+  return fmt::format("{} failed: `{}`: {}",
+                     what,
+                     fmt::join(compile.argv, " "),
+                     util::first_error_line(compile.result.err + compile.result.out, 200));
+}
 
 util::Result<Compile> compile_in_fresh_dir(const std::string& compiler,
                                            const Probe& probe,
@@ -103,7 +112,7 @@ util::Result<Compile> compile_in_fresh_dir(const std::string& compiler,
   argv.insert(argv.end(), probe.flags.begin(), probe.flags.end());
   argv.insert(argv.end(), { "-c", probe.file, "-o", object_name });
   TRY_ASSIGN(auto r, util::run(argv, options));
-  return Compile{ r, util::read_text_file(scratch.file(object_name)) };
+  return Compile{ r, util::read_text_file(scratch.file(object_name)), argv };
 }
 
 void check_link_and_run(const std::string& prefix,
@@ -123,7 +132,7 @@ void check_link_and_run(const std::string& prefix,
     out.push_back({ invoked,
                     "link",
                     Outcome::fail,
-                    link ? util::first_line(link->err, 200) : link.error().message });
+                    link ? util::first_error_line(link->err, 200) : link.error().message });
     return;
   }
   auto run = util::run({ scratch->file("prog") });
@@ -216,8 +225,7 @@ void verify_compiles(const core::Context& context,
       { c.path,
         "compile",
         Outcome::fail,
-        cold ? "a test compile through the shim failed: " + util::first_line(cold->result.err, 200)
-             : cold.error().message });
+        cold ? compile_failure("a test compile through the shim", *cold) : cold.error().message });
     return;
   }
   auto witness = tool.hit_witness(m.cache, run_options, log_dir->path());
@@ -228,8 +236,7 @@ void verify_compiles(const core::Context& context,
     out.push_back({ c.path,
                     "compile",
                     Outcome::fail,
-                    warm ? "the repeat compile failed: " + util::first_line(warm->result.err, 200)
-                         : warm.error().message });
+                    warm ? compile_failure("the repeat compile", *warm) : warm.error().message });
     return;
   }
   out.push_back(
