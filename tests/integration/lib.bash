@@ -15,6 +15,10 @@ SHIM_BIN=${SHIM_BIN:-$BUILD_DIR/shim/shimctl-shim}
 # shimctl with the fault-injection hooks (SHIMCTL_TEST_*), built beside it with -DSHIMCTL_TEST_HOOKS=ON.
 SHIMCTL_HOOKS=${SHIMCTL_HOOKS:-$BUILD_DIR/installer/shimctl-test-hooks}
 SCRIPTS=$SRC_DIR/scripts
+# The sid stack's clang: 21 (the 2026 stack, old offload driver), or 23 (the third stack: the new
+# offload driver by default), which a sid23_* suite sets before it sources the sid suite it runs
+# (one suite per behaviour, the stack a parameter). Version-gated cases read it.
+SID_LLVM=21
 source "$SCRIPTS/lib/cuid.bash" # shim_cuid
 TESTS_PASSED=0
 TESTS_FAILED=0
@@ -252,10 +256,10 @@ expect_defaults_yield() {
 rocm_prefix() { # llvm-version [layout] | sid -> prints path
   local v=$1 layout=${2:-rocm} p
   if [ "$v" = sid ]; then
-    p=$SUITE_TMP/fixture-rocm7
+    p=$SUITE_TMP/fixture-rocm7-$SID_LLVM
     # Built aside and renamed: a failed build leaves no half prefix for the next test to reuse.
-    [ -d "$p" ] || { rm -rf "$p.new" && "$SCRIPTS/make-rocm-prefix" "$p.new" --stack sid >/dev/null &&
-      mv "$p.new" "$p"; } || return 1
+    [ -d "$p" ] || { rm -rf "$p.new" && "$SCRIPTS/make-rocm-prefix" "$p.new" --stack sid --llvm "$SID_LLVM" \
+      >/dev/null && mv "$p.new" "$p"; } || return 1
     echo "$p"
     return 0
   fi
@@ -353,7 +357,8 @@ private_mounts() {
 
 # private_opt_rocm7: inside private_mounts, an empty /opt (tmpfs) and a private copy of
 # /etc/alternatives, then the ROCm-7-shaped prefix /opt/rocm-7.0.2 with the chain
-# /opt/rocm -> /etc/alternatives/rocm -> /opt/rocm-7.0.2 (scripts/make-rocm-prefix --stack sid).
+# /opt/rocm -> /etc/alternatives/rocm -> /opt/rocm-7.0.2 (scripts/make-rocm-prefix --stack sid,
+# from clang-$SID_LLVM).
 # Built once per suite; sets ROCM7=/opt/rocm-7.0.2.
 private_opt_rocm7() {
   ROCM7=/opt/rocm-7.0.2
@@ -363,8 +368,8 @@ private_opt_rocm7() {
   mkdir -p "$SUITE_TMP/alternatives"
   cp -a /etc/alternatives/. "$SUITE_TMP/alternatives/"
   mount --bind "$SUITE_TMP/alternatives" /etc/alternatives || { fail "cannot bind /etc/alternatives"; return 1; }
-  "$SCRIPTS/make-rocm-prefix" "$ROCM7" --stack sid --alternatives >/dev/null \
-    || { fail "scripts/make-rocm-prefix --stack sid failed"; return 1; }
+  "$SCRIPTS/make-rocm-prefix" "$ROCM7" --stack sid --llvm "$SID_LLVM" --alternatives >/dev/null \
+    || { fail "scripts/make-rocm-prefix --stack sid --llvm $SID_LLVM failed"; return 1; }
 }
 
 # nginx_webdav_conf: a WebDAV store for ccache's HTTP backend on a free port of 127.0.0.1: sets

@@ -1,5 +1,7 @@
 # The sid leg's toolchain-identity suite: on the ROCm-7-shaped prefix (hipcc 7.0.2 hipBin, clang-21,
-# rocm-device-libs-21 in clang's resource dir), a device-library change must never be served a
+# or clang-23 with sid23_identity.bash: SID_LLVM, the new offload driver; rocm-device-libs-21 in
+# clang's resource dir), a device-library change, or a change of any program the compile really
+# runs (test_every_program_that_runs_is_keyed), must never be served a
 # stale object: proven first to change a fresh object, reproduced as a stale hit with plain
 # ccache 4.14.2 (and plain sccache 0.17 on a prefix outside /opt/rocm: a documented limitation),
 # and closed by shimctl with ccache and with sccache.
@@ -19,11 +21,11 @@ SUITE_PRIVATE_NS=${SHIMCTL_TEST_PRIVATE_NS:-}
 
 suite_requires() {
   command -v ccache >/dev/null && command -v sccache >/dev/null && command -v python3 >/dev/null \
-    && [ -x /usr/lib/llvm-21/bin/clang ] && file -L /usr/bin/hipcc 2>/dev/null | grep -q ELF \
+    && [ -x "/usr/lib/llvm-$SID_LLVM/bin/clang" ] && file -L /usr/bin/hipcc 2>/dev/null | grep -q ELF \
     && [ -x "$SHIMCTL" ] && [ -x "$SHIM_BIN" ]
 }
 
-BC_REL=lib/llvm/lib/clang/21/amdgcn/bitcode
+BC_REL=lib/llvm/lib/clang/$SID_LLVM/amdgcn/bitcode
 
 # fixture: P = a copy of the pristine /opt/rocm-7.0.2 in $TEST_DIR/rocm (BC: its device libraries),
 # the kernel $TEST_DIR/k.hip, and the two finite-only libraries saved in $TEST_DIR/saved.
@@ -82,6 +84,46 @@ counts() {
 }
 
 stop_sccache() { env "$SC_SERVER" sccache --stop-server >/dev/null 2>&1; }
+
+# The programs a HIP compile runs besides clang, by the driver its plan shows: clang-23's new
+# driver hands the device link to clang-linker-wrapper, which runs the clang beside it, which runs
+# ld.lld; none of those two is in `-###`. clang-21's old driver runs lld and the bundler itself.
+programs_run() {
+  if [ "$SID_LLVM" -ge 23 ]; then echo ld.lld clang-linker-wrapper llvm-offload-binary clang-offload-bundler
+  else echo lld clang-offload-bundler; fi
+}
+
+# change_tool NAME: $P/lib/llvm/bin/NAME becomes a script that changes what the compile makes, the
+# original kept beside it as NAME.orig (a link stays a link; the wrapper finds clang beside
+# itself): the device link gets a build id (ld.lld, lld; the wrapper passes it on), the bundler
+# aligns to 8192, llvm-offload-binary names the image's target gfx90a:xnack+.
+change_tool() {
+  local b=$P/lib/llvm/bin body
+  case $1 in
+    ld.lld) body='exec "$(dirname "$0")/lld" -flavor gnu "$@" --build-id=0xdeadbeef' ;;
+    lld) body='exec "$0.orig" "$@" --build-id=0xdeadbeef' ;;
+    clang-linker-wrapper) body='exec "$0.orig" --device-linker=amdgcn-amd-amdhsa=--build-id=0xdeadbeef "$@"' ;;
+    clang-offload-bundler)
+      body='for a; do shift; case $a in -bundle-align=*) set -- "$@" -bundle-align=8192 ;; *) set -- "$@" "$a" ;; esac; done; exec "$0.orig" "$@"' ;;
+    llvm-offload-binary)
+      body='for a; do shift; case $a in --image=*) a=$(echo "$a" | sed s/arch=gfx90a/arch=gfx90a:xnack+/) ;; esac; set -- "$@" "$a"; done; exec "$0.orig" "$@"' ;;
+    *) fail "change_tool: no change for $1"; return 1 ;;
+  esac
+  mv "$b/$1" "$b/$1.orig" && printf '#!/bin/sh\n%s\n' "$body" >"$b/$1" && chmod 755 "$b/$1" || fail "cannot change $1"
+}
+restore_tool() { rm -f "$P/lib/llvm/bin/$1" && mv "$P/lib/llvm/bin/$1.orig" "$P/lib/llvm/bin/$1" || fail "cannot restore $1"; }
+
+# expect_plan: the driver the plan shows is the one this stack's clang uses by default.
+expect_plan() {
+  local jobs
+  jobs=$("$P/bin/hipcc" -### "${HIP_FLAGS[@]}" "$TEST_DIR/k.hip" -o k.o 2>&1) || fail "hipcc -### failed: $jobs"
+  if [ "$SID_LLVM" -ge 23 ]; then
+    expect_contains "$jobs" '/clang-linker-wrapper" ' "clang-$SID_LLVM's plan (the new driver)"
+    case $jobs in *'/ld.lld"'* | *'/lld"'*) fail "clang-$SID_LLVM's plan names the linker: the test proves nothing" ;; esac
+  else
+    expect_contains "$jobs" '/lld" "-flavor" "gnu"' "clang-$SID_LLVM's plan (the old driver)"
+  fi
+}
 
 test_finite_only_swap_changes_a_fresh_object() {
   TEST "swapping oclc_finite_only_on.bc and _off.bc changes a fresh compile's object"
@@ -168,7 +210,7 @@ test_shim_ccache_follows_the_toolchain() {
   # Rebuilt from the packages and installed again: the same bytes, the same key, a hit.
   local key; key=$("$SHIMCTL" cache-key "$P") || fail "cache-key failed"
   rm -rf "$P"
-  "$SCRIPTS/make-rocm-prefix" "$P" --stack sid >"$TEST_DIR/make.out" 2>&1 || fail "rebuild: $(cat "$TEST_DIR/make.out")"
+  "$SCRIPTS/make-rocm-prefix" "$P" --stack sid --llvm "$SID_LLVM" >"$TEST_DIR/make.out" 2>&1 || fail "rebuild: $(cat "$TEST_DIR/make.out")"
   "$SHIMCTL" install "$P" --cache ccache --cache-dir "$C" --no-verify >"$TEST_DIR/install.out" 2>&1 \
     || fail "install of the rebuilt prefix failed:"$'\n'"$(cat "$TEST_DIR/install.out")"
   expect_eq "$key" "$("$SHIMCTL" cache-key "$P")" "cache-key of the rebuilt prefix"
@@ -200,6 +242,59 @@ test_shim_sccache_follows_the_toolchain() {
   expect_eq 'hits={"HIP": 1} misses={"HIP": 2}' "$(sc_counts)" "sccache after swapping back"
   expect_same a back
   expect_eq 'Local disk: "'"$TEST_DIR/sccache"'"' "$(sc_stat 's["cache_location"]')" "sccache's store"
+}
+
+test_every_program_that_runs_is_keyed() {
+  TEST "each program the compile runs ($(programs_run)), changed alone: a miss equal to an uncached compile; restored: a hit (ccache)"
+  fixture
+  CUID=shimctl-sid # SHIMCTL_DISABLE=1 compiles get no -cuid from the shim: one fixed CUID for all
+  C=$TEST_DIR/ccache
+  expect_plan
+  "$SHIMCTL" install "$P" --cache ccache --cache-dir "$C" --no-verify >"$TEST_DIR/install.out" 2>&1 \
+    || fail "install failed:"$'\n'"$(cat "$TEST_DIR/install.out")"
+  hip_in a "$P/bin/hipcc"
+  hip_in b "$P/bin/hipcc"
+  expect_eq "hits=1 misses=1" "$(counts)" "the first compile and its repeat"
+  local t hits=1 misses=1
+  for t in $(programs_run); do
+    grep -q " $t\$" "$P/.shimctl/identity" || fail "the identity snapshot lacks $t:"$'\n'"$(cat "$P/.shimctl/identity")"
+    change_tool "$t"
+    hip_in "$t-changed" "$P/bin/hipcc"
+    misses=$((misses + 1))
+    expect_eq "hits=$hits misses=$misses" "$(counts)" "$t changed: a miss"
+    SHIMCTL_DISABLE=1 hip_in "$t-fresh" "$P/bin/hipcc"
+    expect_same "$t-changed" "$t-fresh"
+    expect_differ a "$t-changed" "changing $t does not change the object: the test proves nothing"
+    restore_tool "$t"
+    hip_in "$t-restored" "$P/bin/hipcc"
+    hits=$((hits + 1))
+    expect_eq "hits=$hits misses=$misses" "$(counts)" "$t restored: a hit"
+    expect_same a "$t-restored"
+  done
+}
+
+test_device_linker_is_keyed_sccache() {
+  TEST "sccache 0.17: the device linker ($(programs_run | cut -d' ' -f1)) changed: a miss equal to an uncached compile; restored: a hit"
+  fixture
+  CUID=shimctl-sid
+  local t; t=$(programs_run | cut -d' ' -f1)
+  "$SHIMCTL" install "$P" --cache sccache --cache-dir "$TEST_DIR/sccache" --no-verify >"$TEST_DIR/install.out" 2>&1 \
+    || fail "install --cache sccache failed:"$'\n'"$(cat "$TEST_DIR/install.out")"
+  sc_server_of "$P"
+  trap stop_sccache EXIT
+  grep -q "^appendenv SCCACHE_EXTRAFILES=.*/lib/llvm/bin/$t[:]" "$P/bin/.shimctl.conf" \
+    || fail "SCCACHE_EXTRAFILES does not name $t: $(grep EXTRAFILES "$P/bin/.shimctl.conf")"
+  hip_in a "$P/bin/hipcc"
+  change_tool "$t"
+  hip_in changed "$P/bin/hipcc"
+  expect_eq 'hits={} misses={"HIP": 2}' "$(sc_counts)" "sccache after $t changed"
+  SHIMCTL_DISABLE=1 hip_in fresh "$P/bin/hipcc"
+  expect_same changed fresh
+  expect_differ a changed "changing $t does not change the object: the test proves nothing"
+  restore_tool "$t"
+  hip_in restored "$P/bin/hipcc"
+  expect_eq 'hits={"HIP": 1} misses={"HIP": 2}' "$(sc_counts)" "sccache after $t was restored"
+  expect_same a restored
 }
 
 # plain_sccache_swap PREFIX: plain `sccache PREFIX/bin/hipcc` (ROCM_PATH unset, own SCCACHE_DIR
