@@ -1,8 +1,11 @@
 // The shim's config reader (shim/config.c, the library shimctl-shim-formats the shim compiles):
 // what cache::render_shim_config writes it reads back exactly, for every directive kind; and the
 // exact problem for each malformed line.
+#include "temp_dir.hpp"
+
 #include <algorithm>
 #include <doctest/doctest.h>
+#include <filesystem>
 #include <memory>
 #include <set>
 #include <shim/formats.h>
@@ -137,12 +140,20 @@ TEST_CASE("native-probe: what each family runs for --offload-arch=native / -arch
   CHECK(cache::native_probe(m, "clang", "llvm/bin") == "/opt/rocm/llvm/bin/amdgpu-arch");
   CHECK(cache::native_probe(m, "nvcc", "bin") == "/opt/rocm/bin/__nvcc_device_query");
   CHECK(cache::native_probe(m, "hipcc", "bin") == "/opt/rocm/llvm/bin/amdgpu-arch");
-  // A distribution's hipcc in /usr runs /usr/lib/llvm-21/bin/clang-21 (outside "bin").
-  m.prefix = "/usr";
+  // A distribution's hipcc in /usr runs /usr/lib/llvm-21/bin/clang-21 (outside "bin"): here a
+  // prefix of the test's, without offload-arch (LLVM <= 19: amdgpu-arch) and with it (clang >= 23
+  // runs offload-arch; LLVM >= 20's amdgpu-arch is a link to it).
+  m.prefix = test::make_temp_dir();
+  auto bin = m.prefix + "/lib/llvm-21/bin";
+  std::filesystem::create_directories(bin);
   m.fingerprint.inputs = { { "bin/hipcc", "", 0 }, { "lib/llvm-21/bin/clang++.real", "", 0 } };
-  CHECK(cache::native_probe(m, "hipcc", "bin") == "/usr/lib/llvm-21/bin/amdgpu-arch");
-  m.fingerprint.inputs = { { "/usr/lib/llvm-21/bin/clang", "", 0 } };
-  CHECK(cache::native_probe(m, "hipcc", "bin") == "/usr/lib/llvm-21/bin/amdgpu-arch");
+  CHECK(cache::native_probe(m, "hipcc", "bin") == bin + "/amdgpu-arch");
+  m.fingerprint.inputs = { { bin + "/clang", "", 0 } };
+  CHECK(cache::native_probe(m, "hipcc", "bin") == bin + "/amdgpu-arch");
+  test::write_text(bin + "/offload-arch", "#!/bin/sh\n");
+  std::filesystem::permissions(bin + "/offload-arch", std::filesystem::perms::owner_all);
+  CHECK(cache::native_probe(m, "hipcc", "bin") == bin + "/offload-arch");
+  CHECK(cache::native_probe(m, "clang", "lib/llvm-21/bin") == bin + "/offload-arch");
   // No clang among the inputs: none (a native hipcc call then runs uncached).
   m.fingerprint.inputs = { { "bin/hipcc", "", 0 }, { "lib/clang-offload-bundler", "", 0 } };
   CHECK(cache::native_probe(m, "hipcc", "bin") == std::nullopt);

@@ -4,6 +4,7 @@
 #include <shimctl/cache/secrets.hpp>
 #include <shimctl/cache/shim_config.hpp>
 #include <shimctl/core/transaction.hpp>
+#include <unistd.h>
 
 namespace shimctl::cache {
 
@@ -44,6 +45,18 @@ std::string beside(const core::Manifest& manifest,
     "{}/{}{}{}", manifest.prefix == "/" ? "" : manifest.prefix, dir, dir.empty() ? "" : "/", name);
 }
 
+// What clang in DIR runs for --offload-arch=native: clang >= 23 runs offload-arch (with
+// --only=amdgpu), older ones amdgpu-arch, which LLVM >= 20 ships as a link to offload-arch. So
+// offload-arch where it exists (run bare it names every GPU: a superset of the answer, never
+// less), else amdgpu-arch (LLVM <= 19).
+std::string amd_gpu_probe(const core::Manifest& manifest, const std::string& dir) {
+  auto offload_arch = beside(manifest, dir, "offload-arch");
+  auto full = offload_arch.starts_with("/") ? offload_arch : manifest.prefix + "/" + offload_arch;
+  if (::access(full.c_str(), X_OK) == 0)
+    return offload_arch;
+  return beside(manifest, dir, "amdgpu-arch");
+}
+
 } // namespace
 
 std::optional<std::string> native_probe(const core::Manifest& manifest,
@@ -52,14 +65,14 @@ std::optional<std::string> native_probe(const core::Manifest& manifest,
   if (family == "nvcc") // nvcc runs it from the directory it was invoked from
     return beside(manifest, dir, "__nvcc_device_query");
   if (family == "clang") // clang looks in its own directory first
-    return beside(manifest, dir, "amdgpu-arch");
+    return amd_gpu_probe(manifest, dir);
   if (family != "hipcc")
     return std::nullopt;
   // hipcc hands --offload-arch=native to the clang it runs: the identity's clang driver.
   for (const auto& input : manifest.fingerprint.inputs) {
     auto [input_dir, name] = util::split_relative(input.path);
     if (is_clang_driver(name))
-      return beside(manifest, input_dir, "amdgpu-arch");
+      return amd_gpu_probe(manifest, input_dir);
   }
   return std::nullopt;
 }

@@ -204,7 +204,8 @@ rocm_install_rollback() {
   expect_same_tree "$TEST_DIR/before.lst" "$P"
 }
 
-# ---- --offload-arch=native: keyed by what the compiler itself runs (amdgpu-arch) ---------------
+# ---- --offload-arch=native: keyed by what the compiler itself runs (amdgpu-arch; offload-arch,
+# which clang >= 23 runs and LLVM >= 20's amdgpu-arch links to, where it exists) ------------------
 # native_compile OUT COMPILER [ENV...]: COMPILER -x hip --offload-arch=native -c k.hip -o k.o, then
 # k.o moved to OUT (one -o name: the shim's CUID follows it). FRESH=1: the original, no cache.
 native_compile() {
@@ -215,19 +216,20 @@ native_compile() {
 }
 
 rocm_native_target() {
-  TEST "--offload-arch=native (clang-$LLVM, hipcc): keyed by amdgpu-arch's answer, probed once; another GPU misses"
+  TEST "--offload-arch=native (clang-$LLVM, hipcc): keyed by the GPU probe's answer, probed once; another GPU misses"
   new_prefix
   export XDG_CACHE_HOME=$TEST_DIR/xdg # the shim's probe memo
   local clang=$P/llvm/bin/clang++ arch=$P/llvm/bin/amdgpu-arch runs=$TEST_DIR/arch.runs
+  [ -e "$P/llvm/bin/offload-arch" ] && arch=$P/llvm/bin/offload-arch
   install_prefix --no-verify
   local conf; conf=$(dirname "$(realpath "$clang")")/.shimctl.conf
-  grep -q "^native-probe [^ ]* $(dirname "$(realpath "$clang")")/amdgpu-arch$" "$conf" \
-    || fail "no native-probe line for clang in $conf:"$'\n'"$(cat "$conf")"
+  grep -q "^native-probe [^ ]* $(dirname "$(realpath "$clang")")/$(basename "$arch")$" "$conf" \
+    || fail "no native-probe line for clang naming $(basename "$arch") in $conf:"$'\n'"$(cat "$conf")"
   fresh_dir native
   fake_probe "$arch" "$runs" 'gfx90a\n'
   local i
   for i in 1 2 3; do native_compile n$i.o "$clang"; done
-  expect_eq 1 "$(wc -l < "$runs")" "amdgpu-arch runs by the shim for 3 native compiles"
+  expect_eq 1 "$(wc -l < "$runs")" "$(basename "$arch") runs by the shim for 3 native compiles"
   expect_eq "misses=1 hits=2" "misses=$(ccache_stat "$CC" cache_miss) hits=$(hits_in "$CC")" "cache counters"
   expect_same_file n1.o n2.o
   expect_same_file n1.o n3.o
@@ -250,7 +252,7 @@ rocm_native_target() {
   native_compile v1.o "$clang" HIP_VISIBLE_DEVICES=0
   expect_eq 3 "$(wc -l < "$runs")" "runs with HIP_VISIBLE_DEVICES=0"
   expect_eq 3 "$(ccache_stat "$CC" cache_miss)" "misses with HIP_VISIBLE_DEVICES=0"
-  # hipcc hands --offload-arch=native to its clang: keyed by the same amdgpu-arch.
+  # hipcc hands --offload-arch=native to its clang: keyed by the same probe.
   native_compile h1.o "$P/bin/hipcc"
   native_compile h2.o "$P/bin/hipcc"
   expect_eq "misses=4 hits=4" "misses=$(ccache_stat "$CC" cache_miss) hits=$(hits_in "$CC")" "counters after hipcc"

@@ -5,20 +5,20 @@
 # built once; a test that compares "before" with "after" rolls it back first (opt_pristine) and
 # installs it again (opt_install). Tests on a copy of the prefix reuse rocm_common.bash (STACK=sid).
 
-LLVM=21
+LLVM=$SID_LLVM
 STACK=sid
 source "$(dirname "${BASH_SOURCE[0]}")/rocm_common.bash"
 private_mounts
 
 suite_requires() {
   command -v ccache >/dev/null && command -v cmake >/dev/null && command -v ninja >/dev/null \
-    && [ -x /usr/lib/llvm-21/bin/clang ] && file -L /usr/bin/hipcc 2>/dev/null | grep -q ELF \
+    && [ -x "/usr/lib/llvm-$SID_LLVM/bin/clang" ] && file -L /usr/bin/hipcc 2>/dev/null | grep -q ELF \
     && [ -x "$SHIMCTL" ] && [ -x "$SHIM_BIN" ]
 }
 
 OPT=/opt/rocm
 # The three compilers of the ROCm-7 layout; every other name is a symlink to one of them.
-WRAPPED=(bin/hipcc lib/llvm/bin/clang-21 lib/llvm/bin/amdllvm)
+WRAPPED=(bin/hipcc "lib/llvm/bin/clang-$SID_LLVM" lib/llvm/bin/amdllvm)
 
 # opt_pristine: /opt/rocm-7.0.2 built (once per suite) and not installed (a test left it so: rolled back).
 opt_pristine() {
@@ -57,7 +57,7 @@ EOF
 # norm: a job list or message with the originals' names (NAME.real) and clang's random temporary
 # file names normalised away.
 norm() {
-  sed -E -e 's#(hipcc|clang-21|amdllvm)\.real#\1#g' -e 's#/tmp/[^/" ]*-[0-9a-f]{6}(/[^" ]*)?#TMP#g'
+  sed -E -e "s#(hipcc|clang-$SID_LLVM|amdllvm)\\.real#\\1#g" -e 's#/tmp/[^/" ]*-[0-9a-f]{6}(/[^" ]*)?#TMP#g'
 }
 
 # ---- install / verify / status / rollback through the alternatives chain -----------------------
@@ -79,7 +79,7 @@ test_install_verify_status_rollback() {
   # bytes, mode and owner), and one .shimctl.conf per directory. Nothing else, no alias.
   tree_listing "$ROCM7" > installed.lst
   expect_eq "./bin/.shimctl.conf ./bin/hipcc ./bin/hipcc.real ./lib/llvm/bin/.shimctl.conf \
-./lib/llvm/bin/amdllvm ./lib/llvm/bin/amdllvm.real ./lib/llvm/bin/clang-21 ./lib/llvm/bin/clang-21.real" \
+./lib/llvm/bin/amdllvm ./lib/llvm/bin/amdllvm.real ./lib/llvm/bin/clang-$SID_LLVM ./lib/llvm/bin/clang-$SID_LLVM.real" \
     "$(comm -3 <(sort before.lst) <(sort installed.lst) | awk '{ print $2 }' | sort -u | xargs)" "paths install changed"
   for f in "${WRAPPED[@]}"; do
     is_shim "$ROCM7/$f" || fail "$f is not the shim"
@@ -115,7 +115,7 @@ $(ccache_stat "$CC" cache_miss)" "ccache statistics after install and verify (ve
   expect_contains "$out" "cache dir:   $CC" "status: the cache location"
   expect_contains "$out" "statistics:  1 hits, 1 misses" "status: hits and misses"
   grep -Eq '^  bin/hipcc +wrapped \(0 aliases\)$' <<<"$out" || fail "status: bin/hipcc:"$'\n'"$out"
-  grep -Eq '^  lib/llvm/bin/clang-21 +wrapped \(3 aliases\)$' <<<"$out" || fail "status: clang-21:"$'\n'"$out"
+  grep -Eq "^  lib/llvm/bin/clang-$SID_LLVM +wrapped \\(3 aliases\\)\$" <<<"$out" || fail "status: clang-$SID_LLVM:"$'\n'"$out"
   grep -Eq '^  lib/llvm/bin/amdllvm +wrapped \(4 aliases\)$' <<<"$out" || fail "status: amdllvm:"$'\n'"$out"
 
   cd "$TEST_DIR" || fail "cd"
@@ -211,7 +211,13 @@ test_probes() {
   grep -q '^[1-9][0-9]* -fno-such-flag-at-all$' "$TEST_DIR/after" || fail "a bogus flag passed its probe"
   grep -q '^[1-9][0-9]* --offload-arch=gfx_bogus$' "$TEST_DIR/after" || fail "a bogus target passed its probe"
   grep -q '^stdin rc=0$' "$TEST_DIR/after" || fail "the stdin compile failed: $(cat "$TEST_DIR/after.stdin-err")"
-  expect_contains "$(cat "$TEST_DIR/after.stdin")" "int v = ((21) * 2);" "stdin preprocessed"
+  if [ "$SID_LLVM" -ge 23 ]; then
+    # clang-23's `-x hip -E -P -` prints none of the source's lines (the same without shimctl:
+    # before.stdin, compared above); that it ran is what can be checked.
+    [ -s "$TEST_DIR/after.stdin" ] || fail "the stdin compile printed nothing"
+  else
+    expect_contains "$(cat "$TEST_DIR/after.stdin")" "int v = ((21) * 2);" "stdin preprocessed"
+  fi
   expect_eq 0 "$(results_in "$CC")" "cache entries made by probes"
   expect_eq 0 "$(hits_in "$CC")" "cache hits of probes"
 }
@@ -279,7 +285,7 @@ test_cmake_hip() {
   local id
   id=$(cat "$TEST_DIR/b1.id")
   expect_contains "$id" 'set(CMAKE_HIP_COMPILER_ID "Clang")' "compiler id"
-  expect_contains "$id" 'set(CMAKE_HIP_COMPILER_VERSION "21.' "compiler version"
+  expect_contains "$id" "set(CMAKE_HIP_COMPILER_VERSION \"$SID_LLVM." "compiler version"
   expect_contains "$id" "set(CMAKE_HIP_COMPILER_ROCM_ROOT \"$ROCM7/lib/llvm/bin/../../..\")" "ROCm root"
   grep -Eq "^set\(CMAKE_HIP_IMPLICIT_INCLUDE_DIRECTORIES \".*;$ROCM7/include(;|\")" <<<"$id" \
     || fail "the ROCm include dir is not implicit: $(grep IMPLICIT_INCLUDE <<<"$id")"
@@ -382,7 +388,7 @@ test_cuid_follows_the_output() {
 }
 
 # ---- clang-21's names: driver mode and config files by argv[0] ----------------------------------
-CLANG_NAMES=(lib/llvm/bin/clang lib/llvm/bin/clang++ lib/llvm/bin/clang-cpp lib/llvm/bin/clang-21
+CLANG_NAMES=(lib/llvm/bin/clang lib/llvm/bin/clang++ lib/llvm/bin/clang-cpp lib/llvm/bin/clang-$SID_LLVM
   lib/llvm/bin/amdclang lib/llvm/bin/amdclang++ bin/amdclang bin/amdclang++)
 
 cfg_sources() {
@@ -412,7 +418,7 @@ job_lists() {
   for n in "${CLANG_NAMES[@]}"; do
     f=$out/$(echo "$n" | tr / _)
     case $n in *++) "$OPT/$n" -### -c cfg.cpp -o cfg.o ;; *) "$OPT/$n" -### -c cfg.c -o cfg.o ;; esac 2>&1 | norm > "$f.jobs"
-    case $n in *++ | */clang-21) "$OPT/$n" -### -x hip --offload-arch=gfx90a -c k.hip -o k.o 2>&1 | norm > "$f.hip-jobs" ;; esac
+    case $n in *++ | */clang-$SID_LLVM) "$OPT/$n" -### -x hip --offload-arch=gfx90a -c k.hip -o k.o 2>&1 | norm > "$f.hip-jobs" ;; esac
   done
 }
 
@@ -422,13 +428,13 @@ cfg_answers() {
   local out=$1 b=$OPT/lib/llvm/bin
   : > "$out"
   "$b/clang++" -O1 -c cfg.cpp -o cxx.o && "$b/clang++" cxx.o -o cxx && echo "clang++: $(./cxx | xargs)" >> "$out"
-  "$b/clang-21" -O1 -c cfg.c -o c.o && "$b/clang" c.o -o c && echo "clang-21: $(./c | xargs)" >> "$out"
+  "$b/clang-$SID_LLVM" -O1 -c cfg.c -o c.o && "$b/clang" c.o -o c && echo "clang-$SID_LLVM: $(./c | xargs)" >> "$out"
   "$OPT/bin/amdclang++" -O1 cfg.cpp -o amd && echo "amdclang++: $(./amd | xargs)" >> "$out"
   echo "clang-cpp: $("$b/clang-cpp" -P cfg.c | grep -E '^ *puts' | sed 's/^ *//' | paste -sd ' ')" >> "$out"
 }
 
 test_clang_names() {
-  TEST "clang-21 names keep driver mode and config files (-### equal), rocm.cfg is read through clang++.cfg"
+  TEST "clang-$SID_LLVM names keep driver mode and config files (-### equal), rocm.cfg is read through clang++.cfg"
   opt_pristine
   own_cache
   # The same directory both times: the job lists name it (-fdebug-compilation-dir).
@@ -459,14 +465,14 @@ test_clang_names() {
 
   cfg_answers "$TEST_DIR/cfg-after"
   expect_eq "clang++: rocm.cfg clang++.cfg
-clang-21: rocm.cfg no clang++.cfg
+clang-$SID_LLVM: rocm.cfg no clang++.cfg
 amdclang++: rocm.cfg clang++.cfg
 clang-cpp: puts(\"rocm.cfg\"); puts(\"no clang++.cfg\");" "$(cat "$TEST_DIR/cfg-after")" "the config files' answers through the shim"
   expect_same_file "$TEST_DIR/cfg-before" "$TEST_DIR/cfg-after"
   # The two -c compiles went through the cache (a link is not cached); a repeat from a fresh dir hits
   # and gives the same answer.
   expect_eq "2 2 0" "$(ccache_stat "$CC" cache_miss) $(results_in "$CC") $(hits_in "$CC")" \
-    "misses, cache entries and hits of the clang++ and clang-21 compiles"
+    "misses, cache entries and hits of the clang++ and clang-$SID_LLVM compiles"
   work_dir again
   cfg_sources
   cfg_answers "$TEST_DIR/cfg-again"
