@@ -165,6 +165,27 @@ fake_probe() {
   wait_until 10 "$1 to settle" settled "$1"
 }
 
+# change_tool DIR NAME: DIR/NAME, a program a HIP compile runs, becomes a script that changes what
+# the compile makes, the original kept beside it as NAME.orig (a link stays a link; the linker
+# wrapper finds clang beside itself): the device link gets a build id (ld.lld, lld; the wrapper
+# passes it on), the bundler aligns to 8192, llvm-offload-binary names the image gfx90a:xnack+.
+# restore_tool DIR NAME puts the original back.
+change_tool() {
+  local body
+  case $2 in
+    ld.lld) body='exec "$(dirname "$0")/lld" -flavor gnu "$@" --build-id=0xdeadbeef' ;;
+    lld) body='exec "$0.orig" "$@" --build-id=0xdeadbeef' ;;
+    clang-linker-wrapper) body='exec "$0.orig" --device-linker=amdgcn-amd-amdhsa=--build-id=0xdeadbeef "$@"' ;;
+    clang-offload-bundler)
+      body='for a; do shift; case $a in -bundle-align=*) set -- "$@" -bundle-align=8192 ;; *) set -- "$@" "$a" ;; esac; done; exec "$0.orig" "$@"' ;;
+    llvm-offload-binary)
+      body='for a; do shift; case $a in --image=*) a=$(echo "$a" | sed s/arch=gfx90a/arch=gfx90a:xnack+/) ;; esac; set -- "$@" "$a"; done; exec "$0.orig" "$@"' ;;
+    *) fail "change_tool: no change for $2"; return 1 ;;
+  esac
+  mv "$1/$2" "$1/$2.orig" && printf '#!/bin/sh\n%s\n' "$body" >"$1/$2" && chmod 755 "$1/$2" || fail "cannot change $2"
+}
+restore_tool() { rm -f "$1/$2" && mv "$1/$2.orig" "$1/$2" || fail "cannot restore $2"; }
+
 expect_same_file() { cmp -s "$1" "$2" || { fail "files differ: $1 $2"; return 1; }; }
 
 expect_perm() { # path octal

@@ -8,13 +8,21 @@
 # lands in the upper dir and disappears with the namespace.
 
 # STACK=sid (sid_distro.bash): Debian sid's hipcc 7.0.2 (hipBin ELF) over clang-21, device
-# libraries in clang's resource dir.
+# libraries in clang's resource dir. SID_LLVM=23 (sid23_distro.bash): a distribution whose hipcc
+# runs clang-23, the new offload driver (Debian's hipcc pointed at it with HIP_CLANG_PATH, the
+# device libraries 21 by HIP_DEVICE_LIB_PATH, HIP 7.0.2's headers made to compile by the test-only
+# compat header through HIPCC_COMPILE_FLAGS_APPEND: three variables the shim keys); its `-###`
+# names no linker at all.
 if [ "${STACK:-debian12}" = sid ]; then
-  DISTRO_LLVM=21
+  DISTRO_LLVM=$SID_LLVM
   DISTRO_BC_REL=lib/llvm-21/lib/clang/21/amdgcn/bitcode
   DISTRO_HIPCC_FILES=(bin/hipcc.real share/hip/version)
-  DISTRO_LIBS=(lib/x86_64-linux-gnu/libLLVM.so.21.1 lib/x86_64-linux-gnu/libclang-cpp.so.21.1)
+  DISTRO_LIBS=("lib/x86_64-linux-gnu/libLLVM.so.$SID_LLVM.1" "lib/x86_64-linux-gnu/libclang-cpp.so.$SID_LLVM.1")
   distro_has_hipcc() { file -L /usr/bin/hipcc 2>/dev/null | grep -q ELF; }
+  if [ "$SID_LLVM" != 21 ]; then
+    export HIP_CLANG_PATH=/usr/lib/llvm-$SID_LLVM/bin HIP_DEVICE_LIB_PATH=/usr/$DISTRO_BC_REL
+    export HIPCC_COMPILE_FLAGS_APPEND="-include $SRC_DIR/tests/fixtures/clang23-hip-compat.h"
+  fi
 else
   DISTRO_LLVM=15
   DISTRO_BC_REL=lib/x86_64-linux-gnu/amdgcn/bitcode
@@ -226,6 +234,36 @@ test_refused_without_device_libraries() {
   diff -u "$TEST_DIR/before.state" "$TEST_DIR/after.state" > "$TEST_DIR/state.diff" \
     || fail "a refused install changed /usr:"$'\n'"$(head -30 "$TEST_DIR/state.diff")"
   [ ! -e /usr/.shimctl ] || fail "a refused install left /usr/.shimctl"
+}
+
+test_new_driver_linker_is_keyed() {
+  TEST "a new-driver clang in /usr: its ld.lld (in no -###) changed: a miss equal to a fresh compile; restored: a hit"
+  overlay_usr
+  local b=/usr/lib/llvm-$DISTRO_LLVM/bin jobs
+  jobs=$(/usr/bin/hipcc -### "${DISTRO_ARGS[@]}" 2>&1)
+  case $jobs in *'/clang-linker-wrapper" '*) ;; *)
+    echo "    (clang-$DISTRO_LLVM's plan runs no linker wrapper: lld is in its -###, keyed as before)"; return 0 ;; esac
+  case $jobs in *'ld.lld"'* | *'/lld"'*) fail "the plan names the linker: the test proves nothing" ;; esac
+  install_usr --no-verify
+  grep -q "^dir $b\$" /usr/.shimctl/identity && grep -q " ld.lld\$" /usr/.shimctl/identity \
+    || fail "the identity snapshot lacks $b/ld.lld:"$'\n'"$(cat /usr/.shimctl/identity)"
+  in_dir fresh
+  compile s1.o
+  compile s2.o
+  expect_hits "$CC" 1
+  # ld.lld, a link to lld, becomes a script that gives the device link a build id.
+  local saved; saved=$(readlink "$b/ld.lld") || fail "$b/ld.lld is not a link"
+  rm "$b/ld.lld" && printf '#!/bin/sh\nexec "$(dirname "$0")/lld" -flavor gnu "$@" --build-id=0xdeadbeef\n' >"$b/ld.lld" &&
+    chmod 755 "$b/ld.lld" || fail "cannot change ld.lld"
+  compile s3.o
+  expect_misses "$CC" 2
+  cmp -s s1.o s3.o && fail "the changed ld.lld did not change the object: the test proves nothing"
+  compile fresh.o CCACHE_RECACHE=1
+  expect_same_file fresh.o s3.o
+  rm "$b/ld.lld" && ln -s "$saved" "$b/ld.lld" || fail "cannot restore ld.lld"
+  compile s4.o
+  expect_hits "$CC" 2
+  expect_same_file s1.o s4.o
 }
 
 test_sccache_does_not_break() {

@@ -383,6 +383,33 @@ test_clang_binary_change() {
   expect_same_file second.o third.o
 }
 
+test_every_program_that_runs_is_keyed() {
+  TEST "lld and the bundler (the old driver's device link and bundle), each changed alone: a miss equal to an uncached compile; restored: a hit"
+  new_rocm rocm
+  install_p
+  write_hip_kernel m.hip
+  local jobs t hits=0 misses=1
+  jobs=$("$P/bin/hipcc" -### "${HIP_FLAGS[@]}" -o m.o 2>&1)
+  expect_contains "$jobs" "$P/llvm/bin/lld\" \"-flavor\" \"gnu\"" "clang-15's plan runs the prefix's lld"
+  hip first.o
+  expect_counts 0 1
+  for t in lld clang-offload-bundler; do
+    grep -q " $t\$" "$P/.shimctl/identity" || fail "the identity snapshot lacks $t"
+    change_tool "$P/llvm/bin" "$t"
+    hip "$t-changed.o"
+    misses=$((misses + 1))
+    expect_counts "$hits" "$misses"
+    fresh_hip "$t-fresh.o"
+    expect_same_file "$t-fresh.o" "$t-changed.o"
+    cmp -s first.o "$t-changed.o" && fail "changing $t does not change the object: the test proves nothing"
+    restore_tool "$P/llvm/bin" "$t"
+    hip "$t-restored.o"
+    hits=$((hits + 1))
+    expect_counts "$hits" "$misses"
+    expect_same_file first.o "$t-restored.o"
+  done
+}
+
 test_recreated_and_touched_prefix_hits() {
   TEST "a prefix deleted and re-created with identical files, then touched: hits"
   new_rocm rocm

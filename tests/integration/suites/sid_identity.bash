@@ -93,26 +93,6 @@ programs_run() {
   else echo lld clang-offload-bundler; fi
 }
 
-# change_tool NAME: $P/lib/llvm/bin/NAME becomes a script that changes what the compile makes, the
-# original kept beside it as NAME.orig (a link stays a link; the wrapper finds clang beside
-# itself): the device link gets a build id (ld.lld, lld; the wrapper passes it on), the bundler
-# aligns to 8192, llvm-offload-binary names the image's target gfx90a:xnack+.
-change_tool() {
-  local b=$P/lib/llvm/bin body
-  case $1 in
-    ld.lld) body='exec "$(dirname "$0")/lld" -flavor gnu "$@" --build-id=0xdeadbeef' ;;
-    lld) body='exec "$0.orig" "$@" --build-id=0xdeadbeef' ;;
-    clang-linker-wrapper) body='exec "$0.orig" --device-linker=amdgcn-amd-amdhsa=--build-id=0xdeadbeef "$@"' ;;
-    clang-offload-bundler)
-      body='for a; do shift; case $a in -bundle-align=*) set -- "$@" -bundle-align=8192 ;; *) set -- "$@" "$a" ;; esac; done; exec "$0.orig" "$@"' ;;
-    llvm-offload-binary)
-      body='for a; do shift; case $a in --image=*) a=$(echo "$a" | sed s/arch=gfx90a/arch=gfx90a:xnack+/) ;; esac; set -- "$@" "$a"; done; exec "$0.orig" "$@"' ;;
-    *) fail "change_tool: no change for $1"; return 1 ;;
-  esac
-  mv "$b/$1" "$b/$1.orig" && printf '#!/bin/sh\n%s\n' "$body" >"$b/$1" && chmod 755 "$b/$1" || fail "cannot change $1"
-}
-restore_tool() { rm -f "$P/lib/llvm/bin/$1" && mv "$P/lib/llvm/bin/$1.orig" "$P/lib/llvm/bin/$1" || fail "cannot restore $1"; }
-
 # expect_plan: the driver the plan shows is the one this stack's clang uses by default.
 expect_plan() {
   local jobs
@@ -258,14 +238,14 @@ test_every_program_that_runs_is_keyed() {
   local t hits=1 misses=1
   for t in $(programs_run); do
     grep -q " $t\$" "$P/.shimctl/identity" || fail "the identity snapshot lacks $t:"$'\n'"$(cat "$P/.shimctl/identity")"
-    change_tool "$t"
+    change_tool "$P/lib/llvm/bin" "$t"
     hip_in "$t-changed" "$P/bin/hipcc"
     misses=$((misses + 1))
     expect_eq "hits=$hits misses=$misses" "$(counts)" "$t changed: a miss"
     SHIMCTL_DISABLE=1 hip_in "$t-fresh" "$P/bin/hipcc"
     expect_same "$t-changed" "$t-fresh"
     expect_differ a "$t-changed" "changing $t does not change the object: the test proves nothing"
-    restore_tool "$t"
+    restore_tool "$P/lib/llvm/bin" "$t"
     hip_in "$t-restored" "$P/bin/hipcc"
     hits=$((hits + 1))
     expect_eq "hits=$hits misses=$misses" "$(counts)" "$t restored: a hit"
@@ -285,13 +265,13 @@ test_device_linker_is_keyed_sccache() {
   grep -q "^appendenv SCCACHE_EXTRAFILES=.*/lib/llvm/bin/$t[:]" "$P/bin/.shimctl.conf" \
     || fail "SCCACHE_EXTRAFILES does not name $t: $(grep EXTRAFILES "$P/bin/.shimctl.conf")"
   hip_in a "$P/bin/hipcc"
-  change_tool "$t"
+  change_tool "$P/lib/llvm/bin" "$t"
   hip_in changed "$P/bin/hipcc"
   expect_eq 'hits={} misses={"HIP": 2}' "$(sc_counts)" "sccache after $t changed"
   SHIMCTL_DISABLE=1 hip_in fresh "$P/bin/hipcc"
   expect_same changed fresh
   expect_differ a changed "changing $t does not change the object: the test proves nothing"
-  restore_tool "$t"
+  restore_tool "$P/lib/llvm/bin" "$t"
   hip_in restored "$P/bin/hipcc"
   expect_eq 'hits={"HIP": 1} misses={"HIP": 2}' "$(sc_counts)" "sccache after $t was restored"
   expect_same a restored

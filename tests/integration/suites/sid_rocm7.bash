@@ -225,6 +225,25 @@ test_probes() {
 # ---- hipcc -> clang++ (and amdclang++ -> amdllvm -> clang++): one entry per compile -------------
 # On a copy of the fixture (rocm_common.bash): by absolute and relative path and through PATH,
 # one miss and one cache entry, then hits, objects equal to the unshimmed compile.
+test_failed_verification_quotes_the_error() {
+  TEST "a verification compile that fails: install names the command and the compiler's first error line, and rolls back"
+  new_prefix
+  # A header every compile includes (through rocm.cfg), which includes a broken one: the compiler's
+  # first line is "In file included from ...", its first error comes after.
+  mkdir -p "$P/include/shimctl-test" && echo '#include "inner.h"' > "$P/include/shimctl-test/outer.h" &&
+    echo '#error shimctl test: a broken header' > "$P/include/shimctl-test/inner.h" &&
+    echo "-include '<CFGDIR>/../../../include/shimctl-test/outer.h'" >> "$P/lib/llvm/bin/rocm.cfg" \
+    || fail "cannot plant the broken header"
+  tree_listing "$P" > before.lst
+  local out rc=0
+  out=$("$SHIMCTL" install "$P" --cache-dir "$CC" 2>&1) || rc=$?
+  [ "$rc" -ne 0 ] || fail "install passed with a broken header:"$'\n'"$out"
+  expect_contains "$out" "a test compile through the shim failed: \`$P/bin/hipcc -x hip --offload-arch=gfx90a -c k.hip -o out.o\`: $P/include/shimctl-test/inner.h:1:2: error: shimctl test: a broken header" \
+    "the failed check quotes the command and the first error"
+  case $out in *"In file included from"*) fail "the message quotes the include chain, not the error:"$'\n'"$out" ;; esac
+  expect_same_tree before.lst "$P"
+}
+
 test_hipcc_paths() { rocm_hipcc_paths; }
 # ccache as a launcher above the clang-21 shim (as CMAKE_HIP_COMPILER_LAUNCHER=ccache): one entry.
 test_launcher() { rocm_launcher; }
