@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 #include <filesystem>
 #include <shimctl/identity/job_inputs.hpp>
+#include <shimctl/identity/wrapper_jobs.hpp>
 #include <sys/stat.h>
 
 using namespace shimctl;
@@ -169,6 +170,64 @@ TEST_CASE(
   CHECK(found->compilers[0].has_jobs);
   CHECK(found->compilers[0].has_bitcode);
   CHECK(identity::missing_device_libraries(p, *found, { "bin/hipcc" }).empty());
+}
+
+namespace {
+
+void write_script(const std::string& path, const std::string& body) {
+  test::write_text(path, "#!/bin/sh\n" + body);
+  REQUIRE(::chmod(path.c_str(), 0755) == 0);
+}
+
+} // namespace
+
+TEST_CASE("probe_job_inputs: the new driver's linker wrapper, replayed: what it runs is an input") {
+  // A new-driver plan: a device job, then clang-linker-wrapper, whose jobs (the clang beside it,
+  // the bundler) only its --dry-run shows, and that clang's own -### names ld.lld, a link to lld.
+  auto p = test::make_temp_dir();
+  auto b = p + "/lib/llvm/bin";
+  write_script(b + "/device-job", "exit 0\n");
+  write_script(b + "/clang-linker-wrapper",
+               "for a; do last=$a; done\n[ \"$last\" = --dry-run ] || exit 9\n"
+               "echo ' \"" +
+                 b +
+                 "/clang\" --no-default-config -o x.img -mcpu=gfx90a x.o' >&2\n"
+                 "echo ' \"" +
+                 b + "/clang-offload-bundler\" -type=o -bundle-align=4096' >&2\n");
+  write_script(b + "/clang",
+               "case \"$*\" in *-###*) ;; *) exit 9 ;; esac\n"
+               "echo 'InstalledDir: " +
+                 b + "' >&2\necho ' \"" + b + "/ld.lld\" \"-shared\"' >&2\n");
+  write_script(b + "/lld", "exit 0\n");
+  std::filesystem::create_symlink("lld", b + "/ld.lld");
+  write_script(b + "/clang-offload-bundler", "exit 0\n");
+  fake_compiler(p,
+                "bin/hipcc",
+                " \"" + b + "/device-job\" \"-o\" \"x.bc\"\n \"" + b +
+                  "/clang-linker-wrapper\" \"--emit-fatbin-only\" \"-o\" \"x.hipfb\" \"x.out\"\n");
+  auto found = identity::probe_job_inputs(p, { { "bin/hipcc", "hipcc" } }, {});
+  REQUIRE(found);
+  for (const char* input : { "lib/llvm/bin/clang",
+                             "lib/llvm/bin/clang-linker-wrapper",
+                             "lib/llvm/bin/clang-offload-bundler",
+                             "lib/llvm/bin/ld.lld",
+                             "lib/llvm/bin/lld" })
+    CHECK_MESSAGE(std::ranges::find(found->files, input) != found->files.end(), input);
+
+  // A wrapper whose jobs cannot be read: what it runs beside itself, and why.
+  write_script(b + "/clang-linker-wrapper", "exit 1\n");
+  auto fallback = identity::wrapper_programs(
+    { { b + "/device-job" }, { b + "/clang-linker-wrapper", "-o", "x.hipfb" } }, {});
+  CHECK(fallback.failure == "clang-linker-wrapper --dry-run failed");
+  CHECK(fallback.programs ==
+        std::vector<std::string>{
+          b + "/clang", b + "/ld.lld", b + "/lld", b + "/clang-offload-bundler" });
+  // A job before the wrapper that fails: the same fallback.
+  write_script(b + "/device-job", "exit 1\n");
+  fallback = identity::wrapper_programs(
+    { { b + "/device-job" }, { b + "/clang-linker-wrapper", "-o", "x.hipfb" } }, {});
+  CHECK(fallback.failure == "device-job failed while the compile was replayed up to the wrapper");
+  CHECK(fallback.programs.size() == 4);
 }
 
 TEST_CASE("missing_device_libraries: a wrapped hipcc whose job list links no bitcode") {
