@@ -96,7 +96,7 @@ std::string compile_failure(std::string_view what, const Compile& compile) {
   return fmt::format("{} failed: `{}`: {}",
                      what,
                      fmt::join(compile.argv, " "),
-                     util::first_error_line(compile.result.err + compile.result.out, 200));
+                     util::first_error_line(compile.result.err + compile.result.out, 500));
 }
 
 util::Result<Compile> compile_in_fresh_dir(const std::string& compiler,

@@ -238,7 +238,7 @@ test_failed_verification_quotes_the_error() {
   local out rc=0
   out=$("$SHIMCTL" install "$P" --cache-dir "$CC" 2>&1) || rc=$?
   [ "$rc" -ne 0 ] || fail "install passed with a broken header:"$'\n'"$out"
-  expect_contains "$out" "a test compile through the shim failed: \`$P/bin/hipcc -x hip --offload-arch=gfx90a -c k.hip -o out.o\`: $P/include/shimctl-test/inner.h:1:2: error: shimctl test: a broken header" \
+  expect_contains "$out" "a test compile through the shim failed: \`$P/bin/hipcc -x hip --offload-arch=gfx90a -c k.hip -o out.o\`: $P/lib/llvm/bin/../../../include/shimctl-test/inner.h:1:2: error: shimctl test: a broken header" \
     "the failed check quotes the command and the first error"
   case $out in *"In file included from"*) fail "the message quotes the include chain, not the error:"$'\n'"$out" ;; esac
   expect_same_tree before.lst "$P"
