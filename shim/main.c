@@ -587,8 +587,13 @@ static void compile_pieces(const char* real,
   if (!shim.config.pieces_helper || env_is("SHIMCTL_PIECES", "0") ||
       starts_with(base_name(compiler->name), "hipcc") || (size_t)argc + 8 > MAX_ARGS)
     return;
-  if (call->kind != CALL_COMPILE || !call->object_compile || call->device_only ||
-      call->gpu_targets < (env_is("SHIMCTL_PIECES", "1") ? 1u : 2u) || !compiles_hip(call, false))
+  /* A piece's own compile that asks for the new offload driver's image (piece_image.hpp): the
+   * helper makes it (its mark is made first: a miss). */
+  bool image =
+    call->device_only && getenv("SHIMCTL_PIECE_MARK") && env_is("SHIMCTL_PIECE_IMAGE", "1");
+  if (call->kind != CALL_COMPILE || !call->object_compile || (call->device_only && !image) ||
+      call->gpu_targets < (image || env_is("SHIMCTL_PIECES", "1") ? 1u : 2u) ||
+      !compiles_hip(call, false))
     return;
   char** helper_argv = cache_argv; /* unused on this path */
   static char verb[] = "compile-pieces", ccache_kind[] = "ccache", sccache_kind[] = "sccache",
@@ -667,9 +672,9 @@ int main(int argc, char** argv) {
   if (passes_through(argc, argv)) {
     if (getenv("SHIMCTL_ACTIVE")) {
       struct call_traits nested = traits_of(argc, argv, NULL, NULL);
+      mark_piece_compiled(&nested);
       compile_pieces(
         real, compiler, &nested, argc, argv, compiler_for_cache(argv0, invoked, known));
-      mark_piece_compiled(&nested);
     }
     exec_original(real, compiler->name, argv);
   }

@@ -1,5 +1,6 @@
 # Helpers of the per-target pieces suites (issue 25): pieces.bash (Debian 12: hipcc 5.2 with
-# clang-15, clang-16 -x hip) and sid_pieces.bash (hipcc 7.0.2 and clang-21 -x hip).
+# clang-15, clang-16 -x hip) and sid_pieces.bash (hipcc 7.0.2 and clang-$SID_LLVM -x hip: 21, the
+# old offload driver; 23 in sid23_pieces.bash, the new one).
 # A suite sources it after lib.bash (tests/integration/run sources that first).
 # The prefix of a stack is built and installed once per suite (pz_prefix); every test compiles
 # with its own CCACHE_DIR ($TEST_DIR/ccache: the environment wins over the installed default) and
@@ -10,8 +11,8 @@
 # reference is the same command with SHIMCTL_DISABLE=1 (the shim still gives it its -cuid=) run
 # in the same directory (pz_ref): -g objects name their directory.
 
-# pz_prefix STACK (15 | 16 | sid): P = the suite's installed prefix of that stack (built by
-# scripts/make-rocm-prefix, installed with the cache dir $SUITE_TMP/install-ccache-STACK);
+# pz_prefix STACK (15 | 16 | sid: clang-$SID_LLVM): P = the suite's installed prefix of that stack
+# (built by scripts/make-rocm-prefix, installed with the cache dir $SUITE_TMP/install-ccache-STACK);
 # PZ_STACK = STACK; CCACHE_DIR = $TEST_DIR/ccache; XDG_CACHE_HOME = $SUITE_TMP/xdg-STACK.
 pz_prefix() {
   PZ_STACK=$1
@@ -19,7 +20,7 @@ pz_prefix() {
   if [ ! -e "$P.ready" ]; then
     rm -rf "$P"
     if [ "$1" = sid ]; then
-      "$SCRIPTS/make-rocm-prefix" "$P" --stack sid >/dev/null
+      "$SCRIPTS/make-rocm-prefix" "$P" --stack sid --llvm "$SID_LLVM" >/dev/null
     else
       "$SCRIPTS/make-rocm-prefix" "$P" --llvm "$1" >/dev/null
     fi || { fail "scripts/make-rocm-prefix for stack $1 failed"; return 1; }

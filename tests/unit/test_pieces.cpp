@@ -1,5 +1,6 @@
 // Per-target pieces (installer/shimctl/pieces/): what a call's arguments allow, and the driver's
-// -### plan recognised (or not) as the old offload driver's.
+// -### plan recognised (or not) as the old offload driver's (the new one's:
+// test_pieces_new_driver.cpp).
 #include <doctest/doctest.h>
 #include <shimctl/pieces/offload_call.hpp>
 #include <shimctl/pieces/offload_jobs.hpp>
@@ -103,9 +104,7 @@ TEST_CASE("read_offload_call: every call a split cannot reproduce runs whole, sa
     args.push_back(std::move(arg));
     return refused(args);
   };
-  for (const char* arg : { "--offload-new-driver",
-                           "--offload-compress",
-                           "-save-temps",
+  for (const char* arg : { "-save-temps",
                            "-save-temps=obj",
                            "-fgpu-sanitize",
                            "-Xoffload-linker",
@@ -121,6 +120,9 @@ TEST_CASE("read_offload_call: every call a split cannot reproduce runs whole, sa
                            "--offload-arch=native" })
     CHECK_MESSAGE(!with(arg).empty(), arg);
   CHECK(with("-fgpu-sanitize") == "-fgpu-sanitize is given");
+  // Which driver runs, and whether its bundler compresses, the plan says, not a flag.
+  CHECK(with("--offload-new-driver").empty());
+  CHECK(with("--offload-compress").empty());
   CHECK(refused({ "--offload-arch=gfx90a",
                   "--offload-arch=gfx942",
                   "-c",
@@ -169,7 +171,11 @@ TEST_CASE("recognise_plan: anything else is not recognised") {
   auto wrapper = jobs;
   wrapper.push_back({ "/usr/lib/llvm-21/bin/clang-linker-wrapper", "-r" });
   CHECK(recognise_plan(wrapper, { "gfx90a", "gfx942" }, false).whole_reason ==
-        "the driver runs clang-linker-wrapper (not the old offload driver's pipeline)");
+        "a device job of the new offload driver writes no bitcode");
+  auto other = jobs;
+  other.push_back({ "/usr/bin/objcopy", "x" });
+  CHECK(recognise_plan(other, { "gfx90a", "gfx942" }, false).whole_reason ==
+        "the driver runs objcopy (not the old offload driver's pipeline)");
   auto compressing = jobs;
   compressing[4].push_back("-compress");
   CHECK(recognise_plan(compressing, { "gfx90a", "gfx942" }, false).whole_reason ==

@@ -1,12 +1,14 @@
 // `shimctl compile-pieces CACHE KIND REAL COMPILER -- ARGV...` (internal): what the shim runs
 // on the cache tool's miss path for a HIP compile of two or more GPU targets (one with
 // SHIMCTL_PIECES=1). It never fails a compile on its own account: whatever it cannot do, the
-// original compiler runs the call whole.
+// original compiler runs the call whole. A piece's own compile that asks for the new offload
+// driver's image (SHIMCTL_PIECE_IMAGE=1) makes that image or fails, never runs whole.
 #include <cstring>
 #include <fmt/format.h>
 #include <shimctl/cli/command_table.hpp>
 #include <shimctl/pieces/piece_compile.hpp>
 #include <shimctl/pieces/piece_counts.hpp>
+#include <shimctl/pieces/piece_image.hpp>
 #include <shimctl/pieces/piece_trace.hpp>
 #include <unistd.h>
 
@@ -37,6 +39,14 @@ int run_compile_pieces(int argc, char** argv) {
   request.real = argv[4];
   request.compiler = argv[5];
   request.argv.assign(argv + 7, argv + argc);
+  if (pieces::is_piece_image_call(request)) {
+    try {
+      return pieces::compile_piece_image(request);
+    } catch (const std::exception& e) {
+      fmt::print(stderr, "shimctl: error: compile-pieces: internal error: {}\n", e.what());
+      return static_cast<int>(util::ExitCode::failure);
+    }
+  }
   pieces::PieceResult result;
   try {
     result = pieces::compile_from_pieces(request);

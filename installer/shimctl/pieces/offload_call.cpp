@@ -57,12 +57,12 @@ bool takes_separate_value(std::string_view arg) {
   return std::ranges::find(names, arg) != names.end();
 }
 
-// Options whose object a split cannot reproduce, or that are not one object per call.
+// Options whose object a split cannot reproduce, or that are not one object per call. Which
+// offload driver runs, and whether its bundler compresses, the driver's plan says
+// (offload_jobs.hpp), not a flag.
 std::string_view refused_option(std::string_view arg) {
   static constexpr std::array exact{
-    "--offload-new-driver",
     "-foffload-via-llvm",
-    "--offload-compress",
     "-fgpu-sanitize",
     "-E",
     "-S",
@@ -84,9 +84,8 @@ std::string_view refused_option(std::string_view arg) {
   if (std::ranges::find(exact, arg) != exact.end())
     return arg;
   static constexpr std::array prefixes{
-    "-save-temps",    "--save-temps", "-Xoffload-linker",
-    "-fuse-cuid=",    "-ftime-trace", "--no-offload-arch",
-    "-gsplit-dwarf=", "-MJ",          "--offload-compression-level",
+    "-save-temps",  "--save-temps",      "-Xoffload-linker", "-fuse-cuid=",
+    "-ftime-trace", "--no-offload-arch", "-gsplit-dwarf=",   "-MJ",
   };
   for (std::string_view p : prefixes)
     if (starts_with(arg, p))

@@ -1,5 +1,6 @@
 #include <algorithm>
 #include <map>
+#include <shimctl/pieces/new_driver.hpp>
 #include <shimctl/pieces/offload_jobs.hpp>
 #include <string_view>
 
@@ -8,16 +9,11 @@ namespace shimctl::pieces {
 namespace {
 
 std::string base_name(const std::string& path) {
-  auto slash = path.rfind('/');
-  return slash == std::string::npos ? path : path.substr(slash + 1);
+  return job_tool(path);
 }
 
-// The value after NAME in JOB ("-o" "x"), or "".
 std::string value_after(const Job& job, std::string_view name) {
-  for (std::size_t i = 0; i + 1 < job.size(); i++)
-    if (job[i] == name)
-      return job[i + 1];
-  return {};
+  return job_value(job, name);
 }
 
 bool has(const Job& job, std::string_view arg) {
@@ -29,9 +25,36 @@ std::string processor_of(std::string_view id) {
   return std::string(id.substr(0, id.find(':')));
 }
 
-// A bundler target "hipv4-amdgcn-amd-amdhsa--gfx90a:xnack+" / "hip-amdgcn-amd-amdhsa-gfx90a":
-// its target ID; "" for the host's entry ("host-...") or an unknown kind.
 std::string target_id_of(std::string_view entry) {
+  return bundle_entry_target(entry);
+}
+
+std::vector<std::string> split_commas(std::string_view list) {
+  std::vector<std::string> out;
+  while (true) {
+    auto comma = list.find(',');
+    out.emplace_back(list.substr(0, comma));
+    if (comma == std::string_view::npos)
+      return out;
+    list.remove_prefix(comma + 1);
+  }
+}
+
+} // namespace
+
+std::string job_value(const Job& job, std::string_view name) {
+  for (std::size_t i = 0; i + 1 < job.size(); i++)
+    if (job[i] == name)
+      return job[i + 1];
+  return {};
+}
+
+std::string job_tool(const std::string& program) {
+  auto slash = program.rfind('/');
+  return slash == std::string::npos ? program : program.substr(slash + 1);
+}
+
+std::string bundle_entry_target(std::string_view entry) {
   static constexpr std::string_view triple = "amdgcn-amd-amdhsa";
   if (!(entry.starts_with("hipv4-") || entry.starts_with("hip-")))
     return {};
@@ -47,19 +70,6 @@ std::string target_id_of(std::string_view entry) {
     entry.remove_prefix(8);
   return std::string(entry);
 }
-
-std::vector<std::string> split_commas(std::string_view list) {
-  std::vector<std::string> out;
-  while (true) {
-    auto comma = list.find(',');
-    out.emplace_back(list.substr(0, comma));
-    if (comma == std::string_view::npos)
-      return out;
-    list.remove_prefix(comma + 1);
-  }
-}
-
-} // namespace
 
 std::vector<Job> parse_jobs(const std::string& text) {
   std::vector<Job> jobs;
@@ -98,6 +108,11 @@ std::vector<Job> parse_jobs(const std::string& text) {
 OffloadPlan recognise_plan(const std::vector<Job>& jobs,
                            const std::vector<std::string>& targets,
                            bool rdc) {
+  // The new driver packages device bitcode (and, without -fgpu-rdc, its linker wrapper makes
+  // the fat binary): its own recogniser.
+  for (const auto& job : jobs)
+    if (is_new_driver_job(job))
+      return recognise_new_driver_plan(jobs, targets, rdc);
   OffloadPlan plan;
   plan.rdc = rdc;
   auto refuse = [&plan](std::string why) {

@@ -4,15 +4,18 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fmt/format.h>
+#include <map>
 #include <optional>
 #include <shim/formats.h>
 #include <shimctl/pieces/lent_slot.hpp>
+#include <shimctl/pieces/new_driver.hpp>
 #include <shimctl/pieces/offload_call.hpp>
 #include <shimctl/pieces/offload_jobs.hpp>
 #include <shimctl/pieces/piece_compile.hpp>
 #include <shimctl/pieces/piece_counts.hpp>
+#include <shimctl/pieces/piece_image.hpp>
 #include <shimctl/pieces/piece_trace.hpp>
-#include <shimctl/util/dir.hpp>
+#include <shimctl/pieces/piece_verdict.hpp>
 #include <shimctl/util/process.hpp>
 #include <shimctl/util/scratch.hpp>
 #include <shimctl/util/sha256.hpp>
@@ -47,41 +50,6 @@ std::string cache_dir_of(const PieceRequest& request) {
     return dir;
   auto run = util::run({ request.cache_tool, "-k", "cache_dir" });
   return run && run->ok() ? util::first_line(run->out) : std::string();
-}
-
-// The first split of a toolchain (its key: what the cache tool keys it by) is checked against
-// its one-step compile, and the verdict ("same" or "differ") kept in the user's cache home:
-// the directory and the file's name; "" when there is no cache home.
-std::pair<std::string, std::string> verdict_place(const PieceRequest& request, bool rdc) {
-  char home[4096];
-  size_t len =
-    shimctl_user_cache_home(home, sizeof home, std::getenv("XDG_CACHE_HOME"), std::getenv("HOME"));
-  if (!len || len >= sizeof home)
-    return {};
-  std::string key = fmt::format("{}\n{}\n{}\n{}",
-                                request.real,
-                                env_or("CCACHE_COMPILERCHECK"),
-                                env_or("SCCACHE_C_CUSTOM_CACHE_BUSTER"),
-                                rdc ? "rdc" : "objects");
-  return { std::string(home, len), util::sha256_hex(key).substr(0, 32) };
-}
-
-constexpr std::string_view verdicts_dir = "pieces-checked"; // in SHIMCTL_USER_CACHE_DIR
-
-std::string read_verdict(const std::pair<std::string, std::string>& place) {
-  return util::first_line(util::read_text_file(
-    fmt::format("{}/{}/{}/{}", place.first, SHIMCTL_USER_CACHE_DIR, verdicts_dir, place.second)));
-}
-
-void record_verdict(const std::pair<std::string, std::string>& place, bool same) {
-  auto home = util::Dir::open(place.first);
-  if (!home || !home->make_dir(SHIMCTL_USER_CACHE_DIR, 0700))
-    return;
-  auto ours = home->open_relative(SHIMCTL_USER_CACHE_DIR);
-  if (!ours || !ours->make_dir(verdicts_dir, 0700))
-    return;
-  if (auto dir = ours->open_relative(verdicts_dir))
-    (void)dir->write_atomic(place.second, same ? "same\n" : "differ\n", 0600);
 }
 
 bool same_bytes(const std::string& a, const std::string& b) {
@@ -134,7 +102,8 @@ std::size_t concurrency(std::size_t pieces) {
 std::vector<util::Result<util::RunResult>> run_pieces(
   const PieceRequest& request,
   const std::vector<std::vector<std::string>>& args,
-  const std::vector<std::string>& marks) {
+  const std::vector<std::string>& marks,
+  const std::map<std::string, std::optional<std::string>>& piece_env) {
   std::vector<util::Result<util::RunResult>> results(
     args.size(), std::unexpected(util::Error{ "not run", util::ExitCode::failure }));
   std::vector<std::size_t> todo;
@@ -146,6 +115,7 @@ std::vector<util::Result<util::RunResult>> run_pieces(
     for (std::size_t n; (n = next++) < todo.size();) {
       std::size_t i = todo[n];
       util::RunOptions options;
+      options.env = piece_env;
       options.env["SHIMCTL_PIECE_MARK"] = marks[i];
       if (request.ccache) {
         options.env["CCACHE_DISABLE"] = std::nullopt;  // ccache's, for the compiler it runs (us)
@@ -163,6 +133,124 @@ std::vector<util::Result<util::RunResult>> run_pieces(
   return results;
 }
 
+// The new driver without -fgpu-rdc: the bundler job its linker wrapper runs, from the wrapper's
+// --dry-run on a package of placeholder images (the jobs do not depend on their bytes).
+std::string wrapper_bundler(OffloadPlan& plan, const util::ScratchDir& scratch) {
+  std::vector<std::string> files;
+  for (const auto& id : plan.package_images) {
+    files.push_back(scratch.file("placeholder-" + safe_name(id) + ".o"));
+    if (!scratch.write(files.back().substr(scratch.path().size() + 1), "shimctl"))
+      return "no scratch space";
+  }
+  std::string package = scratch.file("placeholders.pkg");
+  auto packaged = util::run(packager_with(plan.packager, files, package));
+  if (!packaged || !packaged->ok())
+    return "the packager failed on placeholders";
+  auto dry = util::run(wrapper_dry_run(
+    plan.wrapper, job_value(plan.packager, "-o"), package, scratch.file("placeholders.hipfb")));
+  if (!dry || !dry->ok())
+    return "the linker wrapper's --dry-run failed";
+  std::vector<std::string> targets(plan.package_images);
+  WrapperJobs wrapper = recognise_wrapper_jobs(parse_dry_run(dry->err), targets);
+  plan.bundler = wrapper.bundler;
+  plan.bundle_inputs = wrapper.bundle_inputs;
+  return wrapper.whole_reason;
+}
+
+// What the first split's verdict is kept for: the kind of plan.
+std::string plan_kind(const OffloadPlan& plan) {
+  if (plan.driver == OffloadDriver::old_driver)
+    return plan.rdc ? "rdc" : "objects";
+  bool compressed = std::ranges::any_of(
+    plan.bundler, [](const std::string& arg) { return arg.starts_with("-compress"); });
+  return std::string("new-driver ") + (plan.rdc ? "rdc" : "objects") +
+         (compressed ? " compressed" : "");
+}
+
+// The new driver's pieces without -fgpu-rdc are images (piece_image.hpp): set the variable that
+// asks for one, and give them a key of their own, apart from a --cuda-device-only compile of the
+// same arguments (whose object differs). "" or why not.
+std::string image_piece_env(const PieceRequest& request,
+                            std::map<std::string, std::optional<std::string>>& env) {
+  env[piece_image_env] = "1";
+  if (!request.ccache) {
+    env["SCCACHE_C_CUSTOM_CACHE_BUSTER"] =
+      env_or("SCCACHE_C_CUSTOM_CACHE_BUSTER") + piece_image_key;
+    return {};
+  }
+  std::string check = env_or("CCACHE_COMPILERCHECK");
+  if (!check.starts_with("string:"))
+    return "ccache's compiler check is not shimctl's string";
+  env["CCACHE_COMPILERCHECK"] = check + piece_image_key;
+  return {};
+}
+
+// The object from the pieces PIECE_FILES (one per PLAN.bundle_inputs): the bundler (or, the new
+// driver with -fgpu-rdc, the packager) and the host compile; "" or why not. MESSAGES gets the
+// host compile's stderr.
+std::string join_pieces(const PieceRequest& request,
+                        const OffloadCall& call,
+                        const OffloadPlan& plan,
+                        const std::vector<std::string>& piece_files,
+                        const util::ScratchDir& scratch,
+                        std::string& messages) {
+  std::vector<std::string> host(request.argv.begin() + 1, request.argv.end());
+  host.push_back("--cuda-host-only");
+  if (plan.driver == OffloadDriver::new_driver && call.rdc) {
+    std::string package = scratch.file("device.pkg");
+    auto packaged = util::run(packager_with(plan.packager, piece_files, package));
+    if (!packaged || !packaged->ok())
+      return "the packager failed";
+    host.emplace_back("-Xclang");
+    host.push_back("-fembed-offload-object=" + package);
+    auto host_run = run_compiler(request, host);
+    if (!host_run || !host_run->ok())
+      return "the host compile failed";
+    messages += host_run->err;
+    return {};
+  }
+  // The bundler as the driver (or its linker wrapper) runs it, with the pieces as its inputs.
+  std::string bundle = call.rdc ? call.output + ".shimctl-pieces" : scratch.file("bundle.hipfb");
+  Job bundler_args;
+  std::size_t input = 0;
+  for (const auto& arg : plan.bundler) {
+    if (arg.starts_with("-input=")) {
+      const auto& piece = piece_files[input];
+      bundler_args.push_back(!piece.empty() ? "-input=" + piece
+                             : call.rdc     ? "-input=" + call.output
+                                            : arg);
+      input++;
+    } else if (arg.starts_with("-output=")) {
+      bundler_args.push_back("-output=" + bundle);
+    } else {
+      bundler_args.push_back(arg);
+    }
+  }
+  if (call.rdc) {
+    host.emplace_back("-Xclang");
+    host.push_back("-cuid=" + call.cuid); // clang-15/16 drop -cuid= from a host-only compile
+  } else {
+    auto bundled = util::run(bundler_args);
+    if (!bundled || !bundled->ok())
+      return "the bundler failed";
+    for (const char* flag : { "-Xclang", "-fcuda-include-gpubinary", "-Xclang" })
+      host.emplace_back(flag);
+    host.push_back(bundle);
+  }
+  auto host_run = run_compiler(request, host);
+  if (!host_run || !host_run->ok())
+    return "the host compile failed";
+  messages += host_run->err;
+  if (call.rdc) {
+    auto bundled = util::run(bundler_args);
+    if (!bundled || !bundled->ok() || std::rename(bundle.c_str(), call.output.c_str()) != 0) {
+      std::remove(bundle.c_str());
+      return "the bundler failed";
+    }
+  }
+  return {};
+}
+
 // The object from pieces, or why not.
 PieceResult split_compile_of(const PieceRequest& request) {
   std::vector<std::string> args(request.argv.begin() + 1, request.argv.end());
@@ -175,13 +263,6 @@ PieceResult split_compile_of(const PieceRequest& request) {
   if (call.cuid != expected)
     return whole("the CUID is not the shim's");
 
-  auto verdict_at = verdict_place(request, call.rdc);
-  if (verdict_at.first.empty())
-    return whole("no cache home to record the pieces' check in");
-  std::string verdict = read_verdict(verdict_at);
-  if (verdict == "differ")
-    return whole("this toolchain's pieces once gave another object than its one-step compile");
-
   auto jobs_args = args;
   jobs_args.push_back("-###");
   auto jobs = run_compiler(request, jobs_args);
@@ -190,10 +271,28 @@ PieceResult split_compile_of(const PieceRequest& request) {
   OffloadPlan plan = recognise_plan(parse_jobs(jobs->err), call.targets, call.rdc);
   if (!plan.whole_reason.empty())
     return whole(plan.whole_reason);
+  bool new_driver = plan.driver == OffloadDriver::new_driver;
 
   auto scratch = util::ScratchDir::create("pieces");
   if (!scratch)
     return whole("no scratch directory: " + scratch.error().message);
+  std::map<std::string, std::optional<std::string>> piece_env;
+  if (new_driver && !call.rdc) {
+    if (auto why = wrapper_bundler(plan, *scratch); !why.empty())
+      return whole(why);
+    if (auto why = image_piece_env(request, piece_env); !why.empty())
+      return whole(why);
+  } else if (new_driver) {
+    plan.bundle_inputs = plan.package_images; // the packager's images, in its order
+  }
+
+  auto verdict_at = verdict_place(request.real, plan_kind(plan));
+  if (verdict_at.home.empty())
+    return whole("no cache home to record the pieces' check in");
+  std::string verdict = read_verdict(verdict_at);
+  if (verdict == "differ")
+    return whole("this toolchain's pieces once gave another object than its one-step compile");
+
   std::string log = env_or(SHIMCTL_MEASURE_LOG);
   PieceCounts counts;
   std::string messages; // the pieces' and the host's stderr, in the one-step order
@@ -221,7 +320,7 @@ PieceResult split_compile_of(const PieceRequest& request) {
     piece.push_back("-o");
     piece.push_back(piece_files[i]);
   }
-  auto runs = run_pieces(request, piece_args, marks);
+  auto runs = run_pieces(request, piece_args, marks, piece_env);
   for (std::size_t i = 0; i < plan.bundle_inputs.size(); i++) {
     const auto& id = plan.bundle_inputs[i];
     if (id.empty())
@@ -239,48 +338,8 @@ PieceResult split_compile_of(const PieceRequest& request) {
   if (slot)
     slot->take_back();
 
-  // The bundler as the driver runs it, with the pieces as its inputs.
-  std::string bundle = call.rdc ? call.output + ".shimctl-pieces" : scratch->file("bundle.hipfb");
-  Job bundler_args;
-  std::size_t input = 0;
-  for (const auto& arg : plan.bundler) {
-    if (arg.starts_with("-input=")) {
-      const auto& piece = piece_files[input];
-      bundler_args.push_back(!piece.empty() ? "-input=" + piece
-                             : call.rdc     ? "-input=" + call.output
-                                            : arg);
-      input++;
-    } else if (arg.starts_with("-output=")) {
-      bundler_args.push_back("-output=" + bundle);
-    } else {
-      bundler_args.push_back(arg);
-    }
-  }
-
-  std::vector<std::string> host = args;
-  host.push_back("--cuda-host-only");
-  if (call.rdc) {
-    host.emplace_back("-Xclang");
-    host.push_back("-cuid=" + call.cuid); // clang-15/16 drop -cuid= from a host-only compile
-  } else {
-    auto bundled = util::run(bundler_args);
-    if (!bundled || !bundled->ok())
-      return whole("the bundler failed");
-    for (const char* flag : { "-Xclang", "-fcuda-include-gpubinary", "-Xclang" })
-      host.emplace_back(flag);
-    host.push_back(bundle);
-  }
-  auto host_run = run_compiler(request, host);
-  if (!host_run || !host_run->ok())
-    return whole("the host compile failed");
-  messages += host_run->err;
-  if (call.rdc) {
-    auto bundled = util::run(bundler_args);
-    if (!bundled || !bundled->ok() || std::rename(bundle.c_str(), call.output.c_str()) != 0) {
-      std::remove(bundle.c_str());
-      return whole("the bundler failed");
-    }
-  }
+  if (auto why = join_pieces(request, call, plan, piece_files, *scratch, messages); !why.empty())
+    return whole(why);
 
   if (verdict != "same") { // the first split of this toolchain: against its one-step compile
     std::string one_step = scratch->file("one-step.o");

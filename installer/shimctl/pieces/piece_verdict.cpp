@@ -1,0 +1,53 @@
+#include <cstdlib>
+#include <fmt/format.h>
+#include <shim/formats.h>
+#include <shimctl/pieces/piece_verdict.hpp>
+#include <shimctl/util/dir.hpp>
+#include <shimctl/util/sha256.hpp>
+#include <shimctl/util/text.hpp>
+#include <string_view>
+
+namespace shimctl::pieces {
+
+namespace {
+
+constexpr std::string_view verdicts_dir = "pieces-checked"; // in SHIMCTL_USER_CACHE_DIR
+
+std::string env_value(const char* name) {
+  const char* value = std::getenv(name);
+  return value ? std::string(value) : std::string();
+}
+
+} // namespace
+
+VerdictPlace verdict_place(const std::string& real, const std::string& kind) {
+  char home[4096];
+  size_t len =
+    shimctl_user_cache_home(home, sizeof home, std::getenv("XDG_CACHE_HOME"), std::getenv("HOME"));
+  if (!len || len >= sizeof home)
+    return {};
+  std::string key = fmt::format("{}\n{}\n{}\n{}",
+                                real,
+                                env_value("CCACHE_COMPILERCHECK"),
+                                env_value("SCCACHE_C_CUSTOM_CACHE_BUSTER"),
+                                kind);
+  return { std::string(home, len), util::sha256_hex(key).substr(0, 32) };
+}
+
+std::string read_verdict(const VerdictPlace& place) {
+  return util::first_line(util::read_text_file(
+    fmt::format("{}/{}/{}/{}", place.home, SHIMCTL_USER_CACHE_DIR, verdicts_dir, place.name)));
+}
+
+void record_verdict(const VerdictPlace& place, bool same) {
+  auto home = util::Dir::open(place.home);
+  if (!home || !home->make_dir(SHIMCTL_USER_CACHE_DIR, 0700))
+    return;
+  auto ours = home->open_relative(SHIMCTL_USER_CACHE_DIR);
+  if (!ours || !ours->make_dir(verdicts_dir, 0700))
+    return;
+  if (auto dir = ours->open_relative(verdicts_dir))
+    (void)dir->write_atomic(place.name, same ? "same\n" : "differ\n", 0600);
+}
+
+} // namespace shimctl::pieces

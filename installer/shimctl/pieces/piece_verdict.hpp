@@ -1,0 +1,21 @@
+// The first split of each toolchain is checked against its one-step compile, and the verdict
+// ("same" or "differ") kept per user in <cache home>/shimctl/pieces-checked/: a toolchain is
+// what the cache tool keys it by (its compiler-check string or sccache's buster), per kind of
+// plan (the old driver's objects or -fgpu-rdc, the new driver's, compressed or not).
+#pragma once
+#include <string>
+
+namespace shimctl::pieces {
+
+struct VerdictPlace {
+  std::string home; // the user's cache home; empty: none, nothing can be recorded
+  std::string name; // the verdict file's name
+};
+
+// Where the verdict of REAL's split of KIND is kept, under the environment's tool keys.
+[[nodiscard]] VerdictPlace verdict_place(const std::string& real, const std::string& kind);
+// "same", "differ" or "" (not checked yet).
+[[nodiscard]] std::string read_verdict(const VerdictPlace& place);
+void record_verdict(const VerdictPlace& place, bool same);
+
+} // namespace shimctl::pieces
