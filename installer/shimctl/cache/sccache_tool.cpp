@@ -187,7 +187,7 @@ public:
         return stats;
       case ServerState::another_users:
         return fail("another user listens on this user's sccache port {}: no statistics asked for",
-                    value_of("SCCACHE_SERVER_PORT").value_or("4226"));
+                    value_of("SCCACHE_SERVER_PORT").value_or(SHIMCTL_SCCACHE_DEFAULT_PORT_TEXT));
       case ServerState::running:
         break;
     }
