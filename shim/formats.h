@@ -107,6 +107,9 @@ static inline const char* shimctl_directive_name(enum shimctl_directive_kind kin
 #define SHIMCTL_SCCACHE_UNIX "unix"
 #define SHIMCTL_SCCACHE_TCP "tcp"
 #define SHIMCTL_SCCACHE_KEY_HEX 16
+/* sccache's own default port (SCCACHE_SERVER_PORT unset), as a number and as text. */
+#define SHIMCTL_SCCACHE_DEFAULT_PORT 4226u
+#define SHIMCTL_SCCACHE_DEFAULT_PORT_TEXT "4226"
 #define SHIMCTL_SCCACHE_FIRST_PORT 10000u
 #define SHIMCTL_SCCACHE_PORT_COUNT 20000u
 

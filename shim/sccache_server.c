@@ -178,7 +178,7 @@ bool sccache_server_ready(const char* sccache, char** env, size_t env_count, con
   const char* socket_path = env_value(env, "SCCACHE_SERVER_UDS=");
   unsigned port = socket_path ? 0 : port_in(env);
   if (!socket_path && port == 0)
-    port = 4226; /* sccache's default */
+    port = SHIMCTL_SCCACHE_DEFAULT_PORT;
   if (port) {
     enum shimctl_listener who = shimctl_tcp_listener(port);
     if (who == SHIMCTL_LISTENER_OTHER) {
@@ -268,7 +268,7 @@ void record_sccache_call(const char* sccache, char* const env[]) {
   const char* own = server_entry[0] ? strchr(server_entry, '=') + 1 : NULL;
   const char* scope =
     own && (uds == own || port == own) ? SHIMCTL_MEASURE_OWN_SERVER : SHIMCTL_MEASURE_SHARED_SERVER;
-  const char* server = uds ? uds : port ? port : "4226"; /* sccache's default port */
+  const char* server = uds ? uds : port ? port : SHIMCTL_SCCACHE_DEFAULT_PORT_TEXT;
   if (concat(body,
              sizeof body,
              scope,

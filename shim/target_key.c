@@ -174,22 +174,6 @@ bool wants_cuid(const struct call_traits* call, bool hipcc) {
   return call->kind == CALL_COMPILE && !call->cuid_given && compiles_hip(call, hipcc);
 }
 
-const char* call_kind_counter(enum call_kind kind) {
-  switch (kind) {
-    case CALL_COMPILE:
-      return "cache_miss"; /* not recorded by the shim: the cache tool counts it */
-    case CALL_PREPROCESS:
-      return "called_for_preprocessing";
-    case CALL_ONE_STEP:
-      return "one_step_compile_and_link";
-    case CALL_LINK:
-      return "called_for_link";
-    case CALL_NO_INPUT:
-      break;
-  }
-  return "no_input_file";
-}
-
 struct call_traits traits_of(int argc, char** argv, const char* amdgpu, const char* append) {
   struct call_traits c = { .target = TARGET_DEFAULT, .kind = CALL_NO_INPUT };
   bool preprocesses = false, compiles = false, inputs = false;

@@ -64,10 +64,6 @@ bool compiles_hip(const struct call_traits* call, bool hipcc);
  * which compiles .cpp/.cc/.cxx/.cu sources as HIP too) where the user named no CUID. */
 bool wants_cuid(const struct call_traits* call, bool hipcc);
 
-/* The counter `shimctl measure` reads for a call of KIND run without the cache (ccache's names
- * where ccache has one: called_for_link, called_for_preprocessing, no_input_file). */
-const char* call_kind_counter(enum call_kind kind);
-
 struct call_traits traits_of(int argc,
                              char** argv,
                              const char* hcc_amdgpu_target,

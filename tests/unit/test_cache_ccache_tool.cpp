@@ -1,5 +1,7 @@
 // The cache tools behind cache::Tool (cache/tool.hpp): the table, and ccache's hit evidence.
+#include <cstdlib>
 #include <doctest/doctest.h>
+#include <optional>
 #include <shimctl/cache/ccache_tool.hpp>
 #include <shimctl/cache/sccache_tool.hpp>
 #include <shimctl/cache/tool.hpp>
@@ -40,6 +42,40 @@ TEST_CASE("what each tool supports") {
   shimctl::util::RunOptions untouched;
   sccache.leave_statistics_alone(untouched);
   CHECK(untouched.env.empty());
+}
+
+TEST_CASE(
+  "sccache's default cache directory: the rule the shim checks (XDG_CACHE_HOME, then HOME)") {
+  // Saved and restored: the process environment is shared by every test.
+  auto saved = [](const char* name) {
+    const char* v = std::getenv(name);
+    return v ? std::optional<std::string>(v) : std::nullopt;
+  };
+  auto restore = [](const char* name, const std::optional<std::string>& v) {
+    if (v)
+      ::setenv(name, v->c_str(), 1);
+    else
+      ::unsetenv(name);
+  };
+  auto dir = saved("SCCACHE_DIR"), xdg = saved("XDG_CACHE_HOME"), home = saved("HOME");
+  const auto& sccache = cache::sccache_tool();
+  shimctl::core::CacheSettings settings;
+  ::unsetenv("SCCACHE_DIR");
+  ::setenv("HOME", "/home/u", 1);
+  ::setenv("XDG_CACHE_HOME", "/xdg", 1);
+  CHECK(sccache.cache_location(settings, {}) == "/xdg/sccache");
+  ::setenv("XDG_CACHE_HOME", "relative", 1); // not absolute: ignored, as the shim does
+  CHECK(sccache.cache_location(settings, {}) == "/home/u/.cache/sccache");
+  ::unsetenv("XDG_CACHE_HOME");
+  CHECK(sccache.cache_location(settings, {}) == "/home/u/.cache/sccache");
+  ::setenv("SCCACHE_DIR", "/s", 1);
+  CHECK(sccache.cache_location(settings, {}) == "/s");
+  shimctl::util::RunOptions options;
+  options.env["SCCACHE_DIR"] = "/from-options";
+  CHECK(sccache.cache_location(settings, options) == "/from-options");
+  restore("SCCACHE_DIR", dir);
+  restore("XDG_CACHE_HOME", xdg);
+  restore("HOME", home);
 }
 
 TEST_SUITE_END();

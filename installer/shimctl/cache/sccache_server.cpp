@@ -99,7 +99,8 @@ ServerState sccache_server_state(const std::optional<std::string>& uds,
       close(fd);
     return answers ? ServerState::running : ServerState::not_running;
   }
-  switch (shimctl_tcp_listener(static_cast<unsigned>(port ? std::atoi(port->c_str()) : 4226))) {
+  switch (shimctl_tcp_listener(port ? static_cast<unsigned>(std::atoi(port->c_str()))
+                                    : SHIMCTL_SCCACHE_DEFAULT_PORT)) {
     case SHIMCTL_LISTENER_MINE:
       return ServerState::running;
     case SHIMCTL_LISTENER_OTHER:

@@ -1,4 +1,5 @@
 #include <chrono>
+#include <climits>
 #include <fmt/ranges.h> // fmt::join (fmt >= 10)
 #include <nlohmann/json.hpp>
 #include <shim/formats.h>
@@ -186,7 +187,7 @@ public:
         return stats;
       case ServerState::another_users:
         return fail("another user listens on this user's sccache port {}: no statistics asked for",
-                    value_of("SCCACHE_SERVER_PORT").value_or("4226"));
+                    value_of("SCCACHE_SERVER_PORT").value_or(SHIMCTL_SCCACHE_DEFAULT_PORT_TEXT));
       case ServerState::running:
         break;
     }
@@ -230,9 +231,15 @@ public:
     auto it = options.env.find("SCCACHE_DIR");
     if (it != options.env.end() && it->second)
       return *it->second;
-    const char* dir = std::getenv("SCCACHE_DIR");
-    const char* home = std::getenv("HOME");
-    return dir ? dir : fmt::format("{}/.cache/sccache", home ? home : "~");
+    if (const char* dir = std::getenv("SCCACHE_DIR"))
+      return dir;
+    // sccache's default, by the one rule the shim checks too (shim/formats.h): <cache
+    // home>/sccache, the cache home ${XDG_CACHE_HOME:-$HOME/.cache}.
+    char home[PATH_MAX];
+    if (shimctl_user_cache_home(
+          home, sizeof home, std::getenv("XDG_CACHE_HOME"), std::getenv("HOME")) == 0)
+      return "~/.cache/sccache";
+    return std::string(home) + "/sccache";
   }
 
   void leave_statistics_alone(util::RunOptions& /*options*/) const override {
