@@ -5,10 +5,13 @@
 #include <filesystem>
 #include <optional>
 #include <shimctl/cache/remote_url.hpp>
+#include <shimctl/cache/store_kind.hpp>
+#include <shimctl/cache/store_url.hpp>
 #include <shimctl/core/manifest.hpp>
 #include <shimctl/util/process.hpp>
 #include <shimctl/util/text.hpp>
 #include <string>
+#include <tuple>
 #include <unistd.h>
 #include <vector>
 
@@ -17,118 +20,18 @@ namespace shimctl::cache {
 using util::ExitCode;
 using util::fail;
 
-using util::all_digits;
-
 namespace {
 
-// The tool and its version for messages (ccache 4.7.5), or the tool alone when the version is
-// unknown.
-std::string tool_name(const core::CacheSettings& tool) {
-  return tool.version.empty() ? tool.kind : fmt::format("{} {}", tool.kind, tool.version);
-}
-
-// VERSION ("4.7.5", "0.4.0-pre.6") is MAJOR.MINOR or later; an unknown (empty) version is taken
-// to be recent.
-bool version_at_least(std::string_view version, int major, int minor) {
-  if (version.empty())
-    return true;
-  int has_major = 0, has_minor = 0;
-  (void)std::sscanf(std::string(version).c_str(), "%d.%d", &has_major, &has_minor);
-  return has_major > major || (has_major == major && has_minor >= minor);
-}
+using store::authority_of;
+using store::is_attribute;
+using store::scheme_of;
+using store::split_attributes;
+using store::tool_name;
+using store::version_at_least;
 
 // ccache >= 4.13 (or an unknown version): storage helpers, crsh:, properties as words.
 bool has_storage_helpers(std::string_view version) {
   return version_at_least(version, 4, 13);
-}
-
-// SCHEME of "SCHEME:REST" (RFC 3986: a letter, then letters, digits, + - .), or "".
-std::string_view scheme_of(std::string_view text) {
-  auto colon = text.find(':');
-  if (colon == std::string_view::npos || colon == 0)
-    return {};
-  auto scheme = text.substr(0, colon);
-  if (!std::isalpha(static_cast<unsigned char>(scheme[0])))
-    return {};
-  for (char c : scheme)
-    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '+' && c != '-' && c != '.')
-      return {};
-  return scheme;
-}
-
-// An attribute or property: KEY or KEY=VALUE, KEY a word ("read-only", "shards=a,b", "@umask=002").
-bool is_attribute(std::string_view word) {
-  if (word.starts_with('@'))
-    word.remove_prefix(1);
-  auto key = word.substr(0, word.find('='));
-  if (key.empty() || !std::isalpha(static_cast<unsigned char>(key[0])))
-    return false;
-  return std::all_of(key.begin(), key.end(), [](char c) {
-    return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_';
-  });
-}
-
-struct Authority {
-  std::optional<std::string_view> userinfo; // USER:PASSWORD, PASSWORD, :PASSWORD
-  std::string_view host;
-  std::optional<std::string_view> port;
-  std::string_view rest; // path, query, fragment
-};
-
-// AFTER_COLON = "//[USERINFO@]HOST[:PORT]REST".
-Authority authority_of(std::string_view after_colon) {
-  Authority a;
-  auto text = after_colon.substr(2);
-  auto end = text.find_first_of("/?#");
-  auto authority = text.substr(0, end);
-  a.rest = end == std::string_view::npos ? std::string_view{} : text.substr(end);
-  if (auto at = authority.rfind('@'); at != std::string_view::npos) {
-    a.userinfo = authority.substr(0, at);
-    authority.remove_prefix(at + 1);
-  }
-  if (authority.starts_with('[')) { // [IPv6]
-    auto close = authority.find(']');
-    a.host = authority.substr(0, close == std::string_view::npos ? authority.size() : close + 1);
-    authority.remove_prefix(a.host.size());
-    if (authority.starts_with(':'))
-      a.port = authority.substr(1);
-    return a;
-  }
-  auto colon = authority.rfind(':');
-  a.host = authority.substr(0, colon);
-  if (colon != std::string_view::npos)
-    a.port = authority.substr(colon + 1);
-  return a;
-}
-
-// Why A is no HOST[:PORT] ("" when it is one); EXAMPLE shows a form that works.
-std::string host_port_problem(const Authority& a, std::string_view example) {
-  if (a.host.empty())
-    return fmt::format("names no host (e.g. {})", example);
-  if (a.port && !(all_digits(*a.port) && a.port->size() <= 5 &&
-                  std::stoi(std::string(*a.port)) >= 1 && std::stoi(std::string(*a.port)) <= 65535))
-    return fmt::format("has port '{}', not a number from 1 to 65535 (e.g. {})", *a.port, example);
-  return {};
-}
-
-// redis://[[USER:]PASSWORD@]HOST[:PORT][/DB]: why URL is not one, or "".
-std::string redis_problem(std::string_view url) {
-  auto rest = url.substr(sizeof "redis:" - 1);
-  if (!rest.starts_with("//"))
-    return "is not redis://HOST[:PORT][/DB]";
-  auto a = authority_of(rest);
-  if (a.port && a.port->find('*') != std::string_view::npos)
-    a.port.reset(); // ccache's shard names (|shards=P1,P2) go where the '*' is
-  if (auto problem = host_port_problem(a, "redis://HOST:6379"); !problem.empty())
-    return problem;
-  auto db = a.rest;
-  if (db.starts_with('/'))
-    db.remove_prefix(1);
-  if (!db.empty() && !all_digits(db))
-    return fmt::format("has '{}' where the database number goes (redis://HOST[:PORT][/DB], e.g. "
-                       "redis://HOST:6379/0)",
-                       a.rest);
-  return {};
 }
 
 // A storage helper for SCHEME (ccache >= 4.13): ccache-storage-SCHEME in a libexec directory,
@@ -148,45 +51,18 @@ bool storage_helper_installed(std::string_view scheme, const core::CacheSettings
 std::string ccache_url_problem(std::string_view url, const core::CacheSettings& tool) {
   auto scheme = scheme_of(url);
   auto rest = url.substr(scheme.size() + 1);
-  if (scheme == "redis")
-    return redis_problem(url);
-  if (scheme == "redis+unix") {
-    auto path = rest;
-    if (path.starts_with("//")) {
-      auto a = authority_of(rest);
-      if (!a.host.empty() && a.host != "localhost")
-        return "names a host; a unix socket is on this machine (redis+unix:/PATH/TO/SOCKET)";
-      path = a.rest;
-    }
-    if (!path.starts_with('/') || path.substr(0, path.find('?')).size() < 2)
-      return "names no socket path (redis+unix:/PATH/TO/SOCKET)";
-    return {};
-  }
-  if (scheme == "http")
-    return rest.starts_with("//") ? host_port_problem(authority_of(rest), "http://HOST:8080/cache")
-                                  : "is not http://HOST[:PORT][/PATH]";
-  if (scheme == "file") {
-    auto dir = rest;
-    if (dir.starts_with("//")) {
-      auto a = authority_of(rest);
-      if (!a.host.empty() && a.host != "localhost")
-        return fmt::format("names host '{}'; file: storage is a directory of this machine "
-                           "(file:/DIR or file:///DIR)",
-                           a.host);
-      dir = a.rest;
-    }
-    if (!dir.starts_with('/'))
-      return "names no absolute directory (file:/DIR or file:///DIR)";
-    return {};
-  }
-  const bool tls_or_s3 = scheme == "rediss" || scheme == "https" || scheme == "s3";
-  if (tls_or_s3 && !(has_storage_helpers(tool.version) && storage_helper_installed(scheme, tool)))
+  std::string lacks; // what ccache has no built-in storage for ("TLS", "S3")
+  if (const auto* kind = store_kind_of(scheme))
+    if (auto problem = kind->ccache_problem(url, &lacks))
+      return *problem;
+  if (!lacks.empty() &&
+      !(has_storage_helpers(tool.version) && storage_helper_installed(scheme, tool)))
     return fmt::format(
       "has scheme '{}': {} has no {} storage{}; use --cache sccache (>= 0.5: rediss://, https:// "
       "WebDAV, s3://BUCKET/PREFIX|endpoint=URL), or a plain redis:// or http:// store",
       scheme,
       tool_name(tool),
-      scheme == "s3" ? "S3" : "TLS",
+      lacks,
       has_storage_helpers(tool.version)
         ? fmt::format(" without a storage helper (ccache-storage-{} is not installed)", scheme)
         : "");
@@ -270,75 +146,24 @@ util::Status check_ccache_url(std::string_view url, const core::CacheSettings& t
   return {};
 }
 
-// %XX escapes of a URL's user or password decoded ("p%40ss" -> "p@ss").
-std::string percent_decoded(std::string_view text) {
-  std::string out;
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    if (text[i] == '%' && i + 2 < text.size() &&
-        std::isxdigit(static_cast<unsigned char>(text[i + 1])) &&
-        std::isxdigit(static_cast<unsigned char>(text[i + 2]))) {
-      out += static_cast<char>(std::stoi(std::string(text.substr(i + 1, 2)), nullptr, 16));
-      i += 2;
-    } else {
-      out += text[i];
-    }
-  }
-  return out;
-}
-
-// USERINFO as USER:PASSWORD, :PASSWORD or PASSWORD (ccache's redis://PASSWORD@HOST).
-std::pair<std::string, std::string> user_and_password(std::string_view userinfo) {
-  auto colon = userinfo.find(':');
-  if (colon == std::string_view::npos)
-    return { "", percent_decoded(userinfo) };
-  return { percent_decoded(userinfo.substr(0, colon)),
-           percent_decoded(userinfo.substr(colon + 1)) };
-}
-
-// The store sccache is told about; PROBLEM says why URL names none.
-struct SccacheStore {
-  std::vector<std::string> environment;
-  std::string problem;
-};
-
-// The attributes of STORE ("URL|KEY=VALUE|KEY"): its URL and (KEY, VALUE) pairs in order.
-std::pair<std::string_view, std::vector<std::pair<std::string_view, std::string_view>>>
-split_attributes(std::string_view store) {
-  std::vector<std::pair<std::string_view, std::string_view>> attributes;
-  auto bar = store.find('|');
-  auto url = store.substr(0, bar);
-  while (bar != std::string_view::npos) {
-    auto next = store.find('|', bar + 1);
-    auto attribute = store.substr(bar + 1, next == std::string_view::npos ? next : next - bar - 1);
-    auto eq = attribute.find('=');
-    attributes.emplace_back(attribute.substr(0, eq),
-                            eq == std::string_view::npos ? std::string_view{}
-                                                         : attribute.substr(eq + 1));
-    bar = next;
-  }
-  return { url, attributes };
-}
-
-constexpr std::string_view sccache_forms =
-  "redis://[USER:PASSWORD@]HOST:PORT, rediss://..., redis://HOST:PORT|cluster, "
-  "http(s)://[USER:PASSWORD@]HOST/PATH (WebDAV), s3://BUCKET/PREFIX|endpoint=URL|region=R";
-
+// What sccache is told for URL (one store, |attributes): its kind's variables, the CA file, and
+// the store's read-only mode; or why URL is no store sccache knows.
 SccacheStore sccache_store(std::string_view url, bool read_only) {
   SccacheStore store;
-  auto& env = store.environment;
   auto [base, attributes] = split_attributes(url);
-  auto scheme = scheme_of(base);
-  auto rest = base.substr(scheme.size() + (scheme.empty() ? 0 : 1));
-  if (scheme.empty() || !rest.starts_with("//")) {
-    store.problem = fmt::format("is not a store sccache knows ({})", sccache_forms);
+  StoreUrl parsed;
+  parsed.scheme = scheme_of(base);
+  parsed.rest = base.substr(parsed.scheme.size() + (parsed.scheme.empty() ? 0 : 1));
+  if (parsed.scheme.empty() || !parsed.rest.starts_with("//")) {
+    store.problem = fmt::format("is not a store sccache knows ({})", store::sccache_forms);
     return store;
   }
-  auto a = authority_of(rest);
-  auto [user, password] =
-    a.userinfo ? user_and_password(*a.userinfo) : std::pair<std::string, std::string>{};
-  // RW_MODE's name: SCCACHE_<BACKEND>_RW_MODE.
-  std::string backend;
-  std::optional<std::string_view> cluster;
+  parsed.authority = authority_of(parsed.rest);
+  if (parsed.authority.userinfo)
+    std::tie(parsed.user, parsed.password) = store::user_and_password(*parsed.authority.userinfo);
+  parsed.attributes = attributes;
+  const auto* kind = store_kind_of(parsed.scheme);
+  auto& env = store.environment;
   for (auto [key, value] : attributes) {
     if (key == "read-only" && value.empty()) {
       read_only = true;
@@ -348,125 +173,28 @@ SccacheStore sccache_store(std::string_view url, bool read_only) {
       store.problem =
         "has |ca= without an absolute path to a CA file (e.g. |ca=/etc/ssl/team-ca.crt)";
       return store;
-    } else if (key == "cluster" && (scheme == "redis" || scheme == "rediss")) {
-      cluster = value;
-    } else if (scheme == "s3" &&
-               ((key == "endpoint" || key == "region")
-                  ? !value.empty()
-                  : (key == "virtual-host" || key == "no-credentials") && value.empty())) {
-      continue; // below
-    } else {
+    } else if (!kind || !kind->takes_attribute(parsed.scheme, key, value)) {
       store.problem = fmt::format(
         "has attribute '{}{}{}', which sccache's {} store does not take (|read-only, |ca=FILE{})",
         key,
         value.empty() ? "" : "=",
         value,
-        scheme,
-        scheme == "s3"                            ? ", |endpoint=URL, |region=R, |virtual-host, "
-                                                    "|no-credentials"
-        : scheme == "redis" || scheme == "rediss" ? ", |cluster"
-                                                  : "");
+        parsed.scheme,
+        kind ? kind->attribute_list(parsed.scheme) : "");
       return store;
     }
   }
-  if (scheme == "redis" || scheme == "rediss") {
-    if (auto problem = host_port_problem(a, "redis://HOST:6379"); !problem.empty()) {
-      store.problem = problem;
-      return store;
-    }
-    auto db = a.rest.starts_with('/') ? a.rest.substr(1) : a.rest;
-    if (!db.empty() && !all_digits(db)) {
-      store.problem =
-        fmt::format("has '{}' where the database number goes (e.g. redis://HOST:6379/0)", a.rest);
-      return store;
-    }
-    auto node = fmt::format("{}://{}{}{}", scheme, a.host, a.port ? ":" : "", a.port.value_or(""));
-    if (cluster) {
-      if (!db.empty()) {
-        store.problem = "names a database; a Redis Cluster has only database 0";
-        return store;
-      }
-      std::string nodes = node;
-      for (auto seed : util::fields_of(*cluster, ','))
-        nodes +=
-          fmt::format(",{}{}",
-                      seed.find("://") == std::string_view::npos ? std::string(scheme) + "://" : "",
-                      seed);
-      env.push_back("SCCACHE_REDIS_CLUSTER_ENDPOINTS=" + nodes);
-    } else {
-      env.push_back("SCCACHE_REDIS_ENDPOINT=" + node);
-      if (!db.empty())
-        env.push_back(fmt::format("SCCACHE_REDIS_DB={}", db));
-    }
-    if (!user.empty())
-      env.push_back("SCCACHE_REDIS_USERNAME=" + user);
-    if (!password.empty())
-      env.push_back("SCCACHE_REDIS_PASSWORD=" + password);
-    backend = "REDIS";
-  } else if (scheme == "http" || scheme == "https") {
-    if (auto problem = host_port_problem(a, "https://HOST/cache"); !problem.empty()) {
-      store.problem = problem;
-      return store;
-    }
-    auto path = a.rest.substr(0, a.rest.find_first_of("?#"));
-    env.push_back(fmt::format("SCCACHE_WEBDAV_ENDPOINT={}://{}{}{}{}",
-                              scheme,
-                              a.host,
-                              a.port ? ":" : "",
-                              a.port.value_or(""),
-                              path));
-    if (!user.empty())
-      env.push_back("SCCACHE_WEBDAV_USERNAME=" + user);
-    if (!password.empty())
-      env.push_back("SCCACHE_WEBDAV_PASSWORD=" + password);
-    backend = "WEBDAV";
-  } else if (scheme == "s3") {
-    auto bucket = rest.substr(2, rest.find_first_of("/?#", 2) - 2);
-    if (auto at = bucket.rfind('@'); at != std::string_view::npos)
-      bucket.remove_prefix(at + 1);
-    if (bucket.empty()) {
-      store.problem = "names no bucket (s3://BUCKET/PREFIX|endpoint=URL|region=R)";
-      return store;
-    }
-    env.push_back(fmt::format("SCCACHE_BUCKET={}", bucket));
-    auto prefix = a.rest;
-    while (prefix.starts_with('/'))
-      prefix.remove_prefix(1);
-    while (prefix.ends_with('/'))
-      prefix.remove_suffix(1);
-    if (!prefix.empty())
-      env.push_back(fmt::format("SCCACHE_S3_KEY_PREFIX={}", prefix));
-    std::string_view region = "us-east-1"; // what S3-compatible servers expect when unsaid
-    for (auto [key, value] : attributes) {
-      if (key == "endpoint") {
-        auto endpoint_scheme = scheme_of(value);
-        if (endpoint_scheme != "http" && endpoint_scheme != "https") {
-          store.problem = fmt::format("has |endpoint={}, not http(s)://HOST[:PORT]", value);
-          return store;
-        }
-        env.push_back(fmt::format("SCCACHE_ENDPOINT={}", value));
-        env.push_back(fmt::format("SCCACHE_S3_USE_SSL={}", endpoint_scheme == "https"));
-      } else if (key == "region") {
-        region = value;
-      } else if (key == "virtual-host") {
-        env.push_back("SCCACHE_S3_ENABLE_VIRTUAL_HOST_STYLE=true");
-      } else if (key == "no-credentials") {
-        env.push_back("SCCACHE_S3_NO_CREDENTIALS=true");
-      }
-    }
-    env.push_back(fmt::format("SCCACHE_REGION={}", region));
-    if (!user.empty())
-      env.push_back("AWS_ACCESS_KEY_ID=" + user);
-    if (!password.empty())
-      env.push_back("AWS_SECRET_ACCESS_KEY=" + password);
-    backend = "S3";
-  } else {
-    store.problem =
-      fmt::format("has scheme '{}', which sccache does not store to ({})", scheme, sccache_forms);
+  if (!kind) {
+    store.problem = fmt::format(
+      "has scheme '{}', which sccache does not store to ({})", parsed.scheme, store::sccache_forms);
     return store;
   }
+  auto kind_store = kind->sccache_store(parsed);
+  if (!kind_store.problem.empty())
+    return kind_store;
+  env.insert(env.end(), kind_store.environment.begin(), kind_store.environment.end());
   if (read_only)
-    env.push_back(fmt::format("SCCACHE_{}_RW_MODE=READ_ONLY", backend));
+    env.push_back(fmt::format("SCCACHE_{}_RW_MODE=READ_ONLY", kind->sccache_backend()));
   return store;
 }
 
@@ -484,7 +212,7 @@ util::Status check_sccache_url(std::string_view url, const core::CacheSettings& 
     return fail(ExitCode::usage,
                 "--remote: '{}' is not one URL; sccache stores to one store ({})",
                 shown,
-                sccache_forms);
+                store::sccache_forms);
   if (auto store = sccache_store(url, false); !store.problem.empty())
     return fail(ExitCode::usage, "--remote: '{}' {}", shown, store.problem);
   return {};

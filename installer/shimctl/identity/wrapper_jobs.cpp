@@ -1,6 +1,6 @@
 #include <algorithm>
 #include <filesystem>
-#include <shimctl/identity/job_inputs.hpp>
+#include <shimctl/identity/job_list.hpp>
 #include <shimctl/identity/wrapper_jobs.hpp>
 #include <shimctl/util/text.hpp>
 #include <unistd.h>

@@ -1,0 +1,57 @@
+// Directory stores, for ccache: file:/DIR or file://[localhost]/DIR (a shared file system).
+// sccache's local cache is its own directory, not a team store.
+#include <shimctl/cache/store_kind.hpp>
+
+namespace shimctl::cache {
+
+namespace {
+
+class FileStore final : public StoreKind {
+public:
+  std::vector<std::string_view> schemes() const override {
+    return { "file" };
+  }
+
+  std::optional<std::string> ccache_problem(std::string_view url, std::string*) const override {
+    auto dir = url.substr(sizeof "file:" - 1);
+    if (dir.starts_with("//")) {
+      auto a = store::authority_of(dir);
+      if (!a.host.empty() && a.host != "localhost")
+        return fmt::format("names host '{}'; file: storage is a directory of this machine "
+                           "(file:/DIR or file:///DIR)",
+                           a.host);
+      dir = a.rest;
+    }
+    if (!dir.starts_with('/'))
+      return "names no absolute directory (file:/DIR or file:///DIR)";
+    return std::string();
+  }
+
+  SccacheStore sccache_store(const StoreUrl& url) const override {
+    return { {},
+             fmt::format("has scheme '{}', which sccache does not store to ({})",
+                         url.scheme,
+                         store::sccache_forms) };
+  }
+
+  std::string_view sccache_backend() const override {
+    return "";
+  }
+
+  bool takes_attribute(std::string_view, std::string_view, std::string_view) const override {
+    return false;
+  }
+
+  std::string_view attribute_list(std::string_view) const override {
+    return "";
+  }
+};
+
+} // namespace
+
+const StoreKind& file_store() {
+  static const FileStore kind;
+  return kind;
+}
+
+} // namespace shimctl::cache

@@ -1,0 +1,64 @@
+// HTTP stores: http://HOST[:PORT][/PATH] for ccache's HTTP backend; http(s)://[USER:PASSWORD@]
+// HOST[:PORT]/PATH for sccache's WebDAV store (the server must answer PROPFIND).
+#include <shimctl/cache/store_kind.hpp>
+
+namespace shimctl::cache {
+
+namespace {
+
+class HttpStore final : public StoreKind {
+public:
+  std::vector<std::string_view> schemes() const override {
+    return { "http", "https" };
+  }
+
+  std::optional<std::string> ccache_problem(std::string_view url,
+                                            std::string* lacks) const override {
+    if (!url.starts_with("http:")) {
+      *lacks = "TLS"; // https: no built-in TLS in ccache
+      return std::nullopt;
+    }
+    auto rest = url.substr(sizeof "http:" - 1);
+    return rest.starts_with("//")
+             ? store::host_port_problem(store::authority_of(rest), "http://HOST:8080/cache")
+             : "is not http://HOST[:PORT][/PATH]";
+  }
+
+  SccacheStore sccache_store(const StoreUrl& url) const override {
+    SccacheStore store;
+    const auto& a = url.authority;
+    if (auto problem = store::host_port_problem(a, "https://HOST/cache"); !problem.empty()) {
+      store.problem = problem;
+      return store;
+    }
+    auto path = a.rest.substr(0, a.rest.find_first_of("?#"));
+    store.environment.push_back(
+      fmt::format("SCCACHE_WEBDAV_ENDPOINT={}://{}{}", url.scheme, store::host_and_port(a), path));
+    if (!url.user.empty())
+      store.environment.push_back("SCCACHE_WEBDAV_USERNAME=" + url.user);
+    if (!url.password.empty())
+      store.environment.push_back("SCCACHE_WEBDAV_PASSWORD=" + url.password);
+    return store;
+  }
+
+  std::string_view sccache_backend() const override {
+    return "WEBDAV";
+  }
+
+  bool takes_attribute(std::string_view, std::string_view, std::string_view) const override {
+    return false;
+  }
+
+  std::string_view attribute_list(std::string_view) const override {
+    return "";
+  }
+};
+
+} // namespace
+
+const StoreKind& http_store() {
+  static const HttpStore kind;
+  return kind;
+}
+
+} // namespace shimctl::cache

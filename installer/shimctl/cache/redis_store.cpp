@@ -1,0 +1,134 @@
+// Redis stores: redis://[[USER:]PASSWORD@]HOST[:PORT][/DB] for both tools, rediss:// (TLS) for
+// sccache, redis+unix:/SOCKET for ccache, a Redis Cluster (|cluster=SEEDS) for sccache.
+#include <shimctl/cache/store_kind.hpp>
+#include <shimctl/util/text.hpp>
+
+namespace shimctl::cache {
+
+namespace {
+
+using store::authority_of;
+using store::host_port_problem;
+
+// redis://[[USER:]PASSWORD@]HOST[:PORT][/DB] as ccache reads it: why URL is not one, or "".
+std::string ccache_redis_problem(std::string_view url) {
+  auto rest = url.substr(sizeof "redis:" - 1);
+  if (!rest.starts_with("//"))
+    return "is not redis://HOST[:PORT][/DB]";
+  auto a = authority_of(rest);
+  if (a.port && a.port->find('*') != std::string_view::npos)
+    a.port.reset(); // ccache's shard names (|shards=P1,P2) go where the '*' is
+  if (auto problem = host_port_problem(a, "redis://HOST:6379"); !problem.empty())
+    return problem;
+  auto db = a.rest;
+  if (db.starts_with('/'))
+    db.remove_prefix(1);
+  if (!db.empty() && !util::all_digits(db))
+    return fmt::format("has '{}' where the database number goes (redis://HOST[:PORT][/DB], e.g. "
+                       "redis://HOST:6379/0)",
+                       a.rest);
+  return {};
+}
+
+// redis+unix:/SOCKET[?db=N] or redis+unix://[PASSWORD@localhost]/SOCKET: why not, or "".
+std::string ccache_unix_socket_problem(std::string_view rest) {
+  auto path = rest;
+  if (path.starts_with("//")) {
+    auto a = authority_of(rest);
+    if (!a.host.empty() && a.host != "localhost")
+      return "names a host; a unix socket is on this machine (redis+unix:/PATH/TO/SOCKET)";
+    path = a.rest;
+  }
+  if (!path.starts_with('/') || path.substr(0, path.find('?')).size() < 2)
+    return "names no socket path (redis+unix:/PATH/TO/SOCKET)";
+  return {};
+}
+
+class RedisStore final : public StoreKind {
+public:
+  std::vector<std::string_view> schemes() const override {
+    return { "redis", "rediss", "redis+unix" };
+  }
+
+  std::optional<std::string> ccache_problem(std::string_view url,
+                                            std::string* lacks) const override {
+    auto scheme = store::scheme_of(url);
+    if (scheme == "redis")
+      return ccache_redis_problem(url);
+    if (scheme == "redis+unix")
+      return ccache_unix_socket_problem(url.substr(scheme.size() + 1));
+    *lacks = "TLS"; // rediss: no built-in TLS in ccache
+    return std::nullopt;
+  }
+
+  SccacheStore sccache_store(const StoreUrl& url) const override {
+    SccacheStore store;
+    if (url.scheme == "redis+unix") {
+      store.problem = fmt::format(
+        "has scheme '{}', which sccache does not store to ({})", url.scheme, store::sccache_forms);
+      return store;
+    }
+    const auto& a = url.authority;
+    if (auto problem = host_port_problem(a, "redis://HOST:6379"); !problem.empty()) {
+      store.problem = problem;
+      return store;
+    }
+    auto db = a.rest.starts_with('/') ? a.rest.substr(1) : a.rest;
+    if (!db.empty() && !util::all_digits(db)) {
+      store.problem =
+        fmt::format("has '{}' where the database number goes (e.g. redis://HOST:6379/0)", a.rest);
+      return store;
+    }
+    auto node = fmt::format("{}://{}", url.scheme, store::host_and_port(a));
+    std::optional<std::string_view> cluster;
+    for (auto [key, value] : url.attributes)
+      if (key == "cluster")
+        cluster = value;
+    auto& env = store.environment;
+    if (cluster) {
+      if (!db.empty()) {
+        store.problem = "names a database; a Redis Cluster has only database 0";
+        return store;
+      }
+      std::string nodes = node;
+      for (auto seed : util::fields_of(*cluster, ','))
+        nodes += fmt::format(
+          ",{}{}",
+          seed.find("://") == std::string_view::npos ? std::string(url.scheme) + "://" : "",
+          seed);
+      env.push_back("SCCACHE_REDIS_CLUSTER_ENDPOINTS=" + nodes);
+    } else {
+      env.push_back("SCCACHE_REDIS_ENDPOINT=" + node);
+      if (!db.empty())
+        env.push_back(fmt::format("SCCACHE_REDIS_DB={}", db));
+    }
+    if (!url.user.empty())
+      env.push_back("SCCACHE_REDIS_USERNAME=" + url.user);
+    if (!url.password.empty())
+      env.push_back("SCCACHE_REDIS_PASSWORD=" + url.password);
+    return store;
+  }
+
+  std::string_view sccache_backend() const override {
+    return "REDIS";
+  }
+
+  bool takes_attribute(std::string_view scheme,
+                       std::string_view key,
+                       std::string_view /*value*/) const override {
+    return key == "cluster" && scheme != "redis+unix";
+  }
+
+  std::string_view attribute_list(std::string_view scheme) const override {
+    return scheme == "redis+unix" ? "" : ", |cluster";
+  }
+};
+
+} // namespace
+
+const StoreKind& redis_store() {
+  static const RedisStore kind;
+  return kind;
+}
+
+} // namespace shimctl::cache
