@@ -151,6 +151,8 @@ public:
     std::uint64_t value = 0;
     while (in >> name >> value)
       stats.counters[name] = value;
+    stats.hit_count = stats.get("direct_cache_hit") + stats.get("preprocessed_cache_hit");
+    stats.miss_count = stats.get("cache_miss");
     return stats;
   }
 

@@ -223,6 +223,8 @@ public:
       for (const auto& [reason, count] : reasons->items())
         if (count.is_number_unsigned())
           stats.counters["not_cached:" + reason] = count.get<std::uint64_t>();
+    stats.hit_count = stats.get("cache_hits");
+    stats.miss_count = stats.get("cache_misses");
     return stats;
   }
 

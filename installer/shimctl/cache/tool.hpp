@@ -41,12 +41,20 @@ struct ShimEnvironment {
 
 // Counters of the cache the tool uses under an environment, named as the tool
 // names them (ccache: direct_cache_hit, cache_miss, ...; sccache: cache_hits,
-// cache_misses, compile_requests, not_cached:<reason>, ...).
+// cache_misses, compile_requests, not_cached:<reason>, ...), and its hits and
+// misses as the tool's Tool::read_stats counts them (ccache: direct plus
+// preprocessed hits; sccache: every language's).
 struct CacheStats {
   std::map<std::string, std::uint64_t> counters;
+  std::uint64_t hit_count = 0;
+  std::uint64_t miss_count = 0;
   [[nodiscard]] std::uint64_t get(const std::string& name) const;
-  [[nodiscard]] std::uint64_t hits() const;
-  [[nodiscard]] std::uint64_t misses() const;
+  [[nodiscard]] std::uint64_t hits() const {
+    return hit_count;
+  }
+  [[nodiscard]] std::uint64_t misses() const {
+    return miss_count;
+  }
 };
 
 // Whether one compile was served from the cache, by the tool's own evidence.
