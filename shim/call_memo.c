@@ -75,11 +75,8 @@ static bool memo_path(char out[PATH_MAX], size_t* dir_len, const struct target_k
   len = shimctl_put(out, PATH_MAX, len, "/" SHIMCTL_USER_CACHE_DIR "/probes");
   *dir_len = len;
   const char* parts[] = { key->buf };
-  unsigned long long h = shimctl_sccache_hash(parts, 1);
   char hex[17];
-  for (int i = 15; i >= 0; i--, h >>= 4)
-    hex[i] = "0123456789abcdef"[h & 15];
-  hex[16] = '\0';
+  shimctl_hash16(hex, "shimctl-sccache 1", parts, 1);
   return concat(out + len, PATH_MAX - len, "/call-", hex, NULL) < PATH_MAX - len;
 }
 

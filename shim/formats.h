@@ -409,6 +409,34 @@ static inline size_t shimctl_user_snapshot_path(char* out,
  * run as that user read too. */
 #define SHIMCTL_USER_EVENTS_DIR "events" /* in SHIMCTL_USER_CACHE_DIR */
 
+/* The one hash of shimctl's names: 64-bit FNV-1a over TAG and PARTS[0..COUNT), each followed by
+ * a NUL. Not a cryptographic hash: names (a CUID, a server's instance and port, a memo's file)
+ * whose full key is kept or checked elsewhere. */
+static inline unsigned long long shimctl_fnv1a(const char* tag,
+                                               const char* const* parts,
+                                               int count) {
+  unsigned long long h = 14695981039346656037ULL;
+  for (int p = -1; p < count; p++) {
+    for (const char* c = p < 0 ? tag : parts[p]; *c; c++)
+      h = (h ^ (unsigned char)*c) * 1099511628211ULL;
+    h = (h ^ 0u) * 1099511628211ULL; /* the NUL after each part */
+  }
+  return h;
+}
+
+/* shimctl_fnv1a as 16 lowercase hex digits at OUT (17 bytes). */
+static inline const char* shimctl_hash16(char out[17],
+                                         const char* tag,
+                                         const char* const* parts,
+                                         int count) {
+  unsigned long long h = shimctl_fnv1a(tag, parts, count);
+  static const char digits[] = "0123456789abcdef";
+  for (int i = 15; i >= 0; i--, h >>= 4)
+    out[i] = digits[h & 15];
+  out[16] = '\0';
+  return out;
+}
+
 /* ---- The CUID the shim gives a HIP compile ---------------------------------------------------
  * clang names a global __hip_cuid_<hash> in every HIP object after the command line, -o
  * included, which ccache leaves out of its key: a hit for x2.o would hand out x1.o's CUID, and
@@ -424,18 +452,8 @@ static inline size_t shimctl_user_snapshot_path(char* out,
 static inline const char* shimctl_cuid_value(char out[SHIMCTL_CUID_HEX + 1],
                                              const char* source,
                                              const char* output) {
-  unsigned long long h = 14695981039346656037ULL;
-  const char* parts[] = { "shimctl-cuid 1", source, output };
-  for (int p = 0; p < 3; p++) {
-    for (const char* c = parts[p]; *c; c++)
-      h = (h ^ (unsigned char)*c) * 1099511628211ULL;
-    h = (h ^ 0u) * 1099511628211ULL; /* the NUL between parts */
-  }
-  static const char digits[] = "0123456789abcdef";
-  for (int i = SHIMCTL_CUID_HEX - 1; i >= 0; i--, h >>= 4)
-    out[i] = digits[h & 15];
-  out[SHIMCTL_CUID_HEX] = '\0';
-  return out;
+  const char* parts[] = { source, output };
+  return shimctl_hash16(out, "shimctl-cuid 1", parts, 2);
 }
 
 /* ---- Each user's own sccache server -------------------------------------------------------------
@@ -459,18 +477,6 @@ static inline long shimctl_sccache_retry_pause_ms(long pid) {
 #define SHIMCTL_RUNTIME_DIR_CHOICES 3
 #define SHIMCTL_SUN_PATH_MAX 108 /* sizeof sockaddr_un.sun_path on Linux */
 
-/* 64-bit FNV-1a over "shimctl-sccache 1" and PARTS[0..COUNT), each followed by a NUL. */
-static inline unsigned long long shimctl_sccache_hash(const char* const* parts, int count) {
-  unsigned long long h = 14695981039346656037ULL;
-  const char* tag = "shimctl-sccache 1";
-  for (int p = -1; p < count; p++) {
-    for (const char* c = p < 0 ? tag : parts[p]; *c; c++)
-      h = (h ^ (unsigned char)*c) * 1099511628211ULL;
-    h = (h ^ 0u) * 1099511628211ULL;
-  }
-  return h;
-}
-
 /* The server's own name, 16 hex digits, for configuration KEY as seen from mount namespace
  * MOUNT_NS (readlink /proc/self/ns/mnt, "" when unknown): a container with its own files gets
  * a server of its own even where it shares the socket's directory or the network with the host
@@ -479,12 +485,7 @@ static inline const char* shimctl_sccache_instance(char out[SHIMCTL_SCCACHE_KEY_
                                                    const char* key,
                                                    const char* mount_ns) {
   const char* parts[] = { key, mount_ns };
-  unsigned long long h = shimctl_sccache_hash(parts, 2);
-  static const char digits[] = "0123456789abcdef";
-  for (int i = SHIMCTL_SCCACHE_KEY_HEX - 1; i >= 0; i--, h >>= 4)
-    out[i] = digits[h & 15];
-  out[SHIMCTL_SCCACHE_KEY_HEX] = '\0';
-  return out;
+  return shimctl_hash16(out, "shimctl-sccache 1", parts, 2);
 }
 
 /* The server of a build that `shimctl measure` runs (MEASURE_LOG: its SHIMCTL_MEASURE_LOG, below):
@@ -495,12 +496,7 @@ static inline const char* shimctl_sccache_measured_instance(char out[SHIMCTL_SCC
                                                             const char* mount_ns,
                                                             const char* measure_log) {
   const char* parts[] = { key, mount_ns, measure_log };
-  unsigned long long h = shimctl_sccache_hash(parts, measure_log ? 3 : 2);
-  static const char digits[] = "0123456789abcdef";
-  for (int i = SHIMCTL_SCCACHE_KEY_HEX - 1; i >= 0; i--, h >>= 4)
-    out[i] = digits[h & 15];
-  out[SHIMCTL_SCCACHE_KEY_HEX] = '\0';
-  return out;
+  return shimctl_hash16(out, "shimctl-sccache 1", parts, measure_log ? 3 : 2);
 }
 
 /* The TCP port of user UID's server INSTANCE (shimctl_sccache_instance). */
@@ -508,7 +504,7 @@ static inline unsigned shimctl_sccache_port(const char* instance, unsigned long 
   char num[24];
   const char* parts[] = { instance, shimctl_decimal(uid, num) };
   return SHIMCTL_SCCACHE_FIRST_PORT +
-         (unsigned)(shimctl_sccache_hash(parts, 2) % SHIMCTL_SCCACHE_PORT_COUNT);
+         (unsigned)(shimctl_fnv1a("shimctl-sccache 1", parts, 2) % SHIMCTL_SCCACHE_PORT_COUNT);
 }
 
 /* Choice I (0 to SHIMCTL_RUNTIME_DIR_CHOICES - 1) of the user's private directory for sockets
