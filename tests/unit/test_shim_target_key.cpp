@@ -202,3 +202,9 @@ TEST_CASE("key_probe_output: the GPUs as a comma list, a failed probe's status t
 }
 
 TEST_SUITE_END();
+
+TEST_CASE("the CUID value: FNV-1a as scripts/lib/cuid.bash computes it (the tests' reference)") {
+  char out[SHIMCTL_CUID_HEX + 1];
+  CHECK(std::string(shimctl_cuid_value(out, "k.hip", "k.o")) == "3756356ec299644a");
+  CHECK(std::string(shimctl_cuid_value(out, "src/a.cu", "")) == "bce944a49f41ccca");
+}
