@@ -612,12 +612,12 @@ static void compile_pieces(const char* real,
   execve(shim.config.pieces_helper, helper_argv, environ); /* else: the compile runs whole */
 }
 
-/* A piece's compile (device-only) that the cache tool runs: a miss. `shimctl compile-pieces`
- * names a file in SHIMCTL_PIECE_MARK for each piece and tells hit from miss by it (sccache says
- * neither per call). */
+/* A piece's compile (a target's device-only compile, or the host half) that the cache tool runs:
+ * a miss. `shimctl compile-pieces` names a file in SHIMCTL_PIECE_MARK for each piece and tells hit
+ * from miss by it (sccache says neither per call). */
 static void mark_piece_compiled(const struct call_traits* call) {
   const char* mark = getenv("SHIMCTL_PIECE_MARK");
-  if (!mark || call->kind != CALL_COMPILE || !call->device_only)
+  if (!mark || call->kind != CALL_COMPILE)
     return;
   int fd = open_file(mark, O_WRONLY | O_CREAT | O_NOFOLLOW, 0600);
   if (fd >= 0)

@@ -6,8 +6,9 @@
 #
 # Usage: bench-pieces.bash STACK WORK SHIMCTL ROUNDS KERNELS HIT-RUNS
 #   STACK     debian12 (make-rocm-prefix --llvm 15: perl hipcc 5.2, clang-15, ccache 4.7.5; targets
-#             A,B = gfx908,gfx90a, C = gfx1030) or sid (--stack sid: hipcc 7.0.2, clang-21, ccache
-#             4.14.2; A,B = gfx90a,gfx942, C = gfx1100)
+#             A,B = gfx908,gfx90a, C = gfx1030), sid (--stack sid: hipcc 7.0.2, clang-21, the old
+#             offload driver, ccache 4.14.2; A,B = gfx90a,gfx942, C = gfx1100) or sid23 (--stack
+#             sid --llvm 23: clang-23, the new offload driver; the same targets)
 #   WORK      a new directory for everything (results: WORK/times.tsv, WORK/pieces.tsv,
 #             WORK/cmp.tsv, WORK/info, hyperfine's JSON in WORK/hit-KERNEL/json)
 #   SHIMCTL   the shimctl build for this stack
@@ -36,7 +37,7 @@
 # again (a hit of the whole object in cache1), pieces on against SHIMCTL_PIECES=0, paired
 # hyperfine rounds (ccache's stats_log of every run: all must be hits). Nothing is gated on time.
 set -euo pipefail
-[ $# -eq 6 ] || { sed -n '7,16p' "$0" >&2; exit 2; }
+[ $# -eq 6 ] || { sed -n '7,17p' "$0" >&2; exit 2; }
 STACK=$1 W=$2 SHIMCTL=$3 ROUNDS=$4 KERNELS=$5 HIT_RUNS=$6
 SRC_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 HF=${BENCH_HYPERFINE:-hyperfine}
@@ -51,6 +52,7 @@ trap 'echo "bench-pieces: $STACK: failed at line $LINENO: $BASH_COMMAND" >&2' ER
 case $STACK in
   debian12) CLANG=llvm/bin/clang++ PREFIX_ARGS=(--llvm 15) A=gfx908 B=gfx90a C=gfx1030 ;;
   sid) CLANG=lib/llvm/bin/clang++ PREFIX_ARGS=(--stack sid) A=gfx90a B=gfx942 C=gfx1100 ;;
+  sid23) CLANG=lib/llvm/bin/clang++ PREFIX_ARGS=(--stack sid --llvm 23) A=gfx90a B=gfx942 C=gfx1100 ;;
   *) die "unknown stack $STACK" ;;
 esac
 P=$W/rocm

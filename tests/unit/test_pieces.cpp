@@ -1,7 +1,9 @@
 // Per-target pieces (installer/shimctl/pieces/): what a call's arguments allow, and the driver's
 // -### plan recognised (or not) as the old offload driver's (the new one's:
 // test_pieces_new_driver.cpp).
+#include <algorithm>
 #include <doctest/doctest.h>
+#include <shimctl/pieces/host_half.hpp>
 #include <shimctl/pieces/offload_call.hpp>
 #include <shimctl/pieces/offload_jobs.hpp>
 #include <shimctl/pieces/piece_counts.hpp>
@@ -72,6 +74,61 @@ TEST_CASE("read_offload_call: the source, output, CUID and targets; what every p
   auto three = hip_call();
   three.insert(three.begin(), "--offload-arch=gfx1100");
   CHECK(read_offload_call(three).shared_args == call.shared_args);
+}
+
+TEST_CASE(
+  "read_offload_call: the host half's arguments keep the depfile's; when it is cached apart") {
+  auto call = read_offload_call(hip_call());
+  CHECK(
+    call.host_args ==
+    Args{
+      "-O2", "-c", "-x", "hip", "k.hip", "-cuid=3756356ec299644a", "-MD", "-MF", "/run/dep-1.d" });
+  CHECK(call.depfile_named);
+  CHECK_FALSE(call.depfile_target_named);
+  CHECK(call.host_half_reason == "");
+  auto with = [](Args more) {
+    auto args = hip_call();
+    args.erase(args.end() - 3, args.end()); // no depfile options
+    args.insert(args.end(), more.begin(), more.end());
+    return read_offload_call(args);
+  };
+  CHECK(with({}).host_half_reason == "");
+  CHECK(with({ "-MD", "-MQ", "k.o", "-MFk.d" }).depfile_target_named);
+  CHECK(with({ "-MD" }).host_half_reason == "a depfile named after the output (no -MF)");
+  CHECK(with({ "-Wp,-MD,k.d" }).host_half_reason == "the dependency option -Wp,-MD,k.d");
+  CHECK(with({ "-fgpu-rdc" }).host_half_reason == "-fgpu-rdc");
+}
+
+TEST_CASE("host_half_command: the call without targets and -o, an empty fat binary, the depfile's "
+          "target named as the driver names it") {
+  PieceRequest request;
+  request.cache_tool = "/usr/bin/ccache";
+  request.compiler = "/p/bin/clang++";
+  auto call = read_offload_call(hip_call());
+  CHECK(host_half_command(request, call, "/s/h.o") == Args{ "/usr/bin/ccache",
+                                                            "/p/bin/clang++",
+                                                            "-O2",
+                                                            "-c",
+                                                            "-x",
+                                                            "hip",
+                                                            "k.hip",
+                                                            "-cuid=3756356ec299644a",
+                                                            "-MD",
+                                                            "-MF",
+                                                            "/run/dep-1.d",
+                                                            "--cuda-host-only",
+                                                            "-Xclang",
+                                                            "-fcuda-include-gpubinary",
+                                                            "-Xclang",
+                                                            "/dev/null",
+                                                            "-MQ",
+                                                            "k.o",
+                                                            "-o",
+                                                            "/s/h.o" });
+  auto args = hip_call();
+  args.insert(args.end(), { "-MT", "t" });
+  auto named = host_half_command(request, read_offload_call(args), "/s/h.o");
+  CHECK(std::ranges::find(named, "-MQ") == named.end()); // the call's own -MT names it
 }
 
 TEST_CASE("read_offload_call: comma lists, target IDs, --cuda-gpu-arch, each target once") {

@@ -388,14 +388,13 @@ util::Result<BuildStats> measure_build(const std::vector<std::string>& argv, Bui
   if (!records.sccache_servers.empty()) {
     auto sccache =
       read_sccache_servers(records.sccache_servers, users_entry, baseline, stats.warnings);
-    // sccache counts the pieces' compiles too (ccache's are kept out of its stats log).
+    // sccache counts the pieces' and host halves' compiles too (ccache's are kept out of its
+    // stats log).
     auto pieces = pieces::counts_in_measure_log(shim_text, SHIMCTL_CACHE_KIND_SCCACHE);
     auto less = [](std::uint64_t& count, std::uint64_t by) { count -= std::min(count, by); };
-    less(sccache.hits, pieces::count_of(pieces, pieces::piece_hit));
-    less(sccache.misses, pieces::count_of(pieces, pieces::piece_miss));
-    less(sccache.calls,
-         pieces::count_of(pieces, pieces::piece_hit) +
-           pieces::count_of(pieces, pieces::piece_miss));
+    less(sccache.hits, pieces::tool_hits_of(pieces));
+    less(sccache.misses, pieces::tool_misses_of(pieces));
+    less(sccache.calls, pieces::tool_hits_of(pieces) + pieces::tool_misses_of(pieces));
     stats.tools[SHIMCTL_CACHE_KIND_SCCACHE] = sccache;
   }
   if (const char* disabled = std::getenv("SHIMCTL_DISABLE"); disabled && disabled == "1"sv)

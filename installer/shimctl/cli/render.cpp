@@ -45,13 +45,13 @@ nlohmann::json verify_json(const verify::VerifyReport& report) {
 
 namespace {
 
-// The tool's hits and misses less the pieces' (each piece is a compile the tool counts too):
-// those of whole objects. Not below 0: the tool's counters may have been zeroed since.
+// The tool's hits and misses less the pieces' and host halves' (each a compile the tool counts
+// too): those of whole objects. Not below 0: the tool's counters may have been zeroed since.
 std::pair<std::uint64_t, std::uint64_t> whole_object_counts(const cache::CacheStats& stats,
                                                             const pieces::PieceCounts& counts) {
   auto less = [](std::uint64_t a, std::uint64_t b) { return a > b ? a - b : 0; };
-  return { less(stats.hits(), pieces::count_of(counts, pieces::piece_hit)),
-           less(stats.misses(), pieces::count_of(counts, pieces::piece_miss)) };
+  return { less(stats.hits(), pieces::tool_hits_of(counts)),
+           less(stats.misses(), pieces::tool_misses_of(counts)) };
 }
 
 // The identity snapshot as the shim sees it, in one line.

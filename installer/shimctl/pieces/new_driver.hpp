@@ -6,7 +6,7 @@
 // (per target a `clang ... -mcpu=X -flto ...` that makes the target's image, then the bundler),
 // one line per job, the program quoted and its arguments bare.
 #pragma once
-#include <shimctl/pieces/offload_jobs.hpp>
+#include <shimctl/pieces/offload_plan.hpp>
 #include <string>
 #include <vector>
 

@@ -126,6 +126,18 @@ std::string_view target_option(std::string_view arg, std::string_view next, bool
   return {};
 }
 
+// What a dependency option means for the host half: -MF names the depfile, -MT/-MQ its target;
+// -MD, -MMD, -MP, -MG need nothing more; any other spelling (-Wp,-MD,FILE, --write-dependencies,
+// -M, ...) keeps the host compile here.
+void note_dependency_option(OffloadCall& call, std::string_view arg) {
+  if (arg.starts_with("-MF"))
+    call.depfile_named = true;
+  else if (arg.starts_with("-MT") || arg.starts_with("-MQ"))
+    call.depfile_target_named = true;
+  else if (arg != "-MD" && arg != "-MMD" && arg != "-MP" && arg != "-MG")
+    call.host_half_reason = "the dependency option " + std::string(arg);
+}
+
 void add_targets(OffloadCall& call, std::string_view list) {
   while (!list.empty()) {
     auto comma = list.find(',');
@@ -160,7 +172,10 @@ OffloadCall read_offload_call(const std::vector<std::string>& args, bool one_tar
     }
     bool separate = false, value_follows = false;
     if (dependency_option(arg, &value_follows)) {
-      i += value_follows ? 1 : 0;
+      note_dependency_option(call, arg);
+      call.host_args.emplace_back(arg);
+      if (value_follows && i + 1 < args.size())
+        call.host_args.emplace_back(args[++i]);
       continue;
     }
     if (arg == "-o" || (starts_with(arg, "-o") && arg.size() > 2)) {
@@ -176,6 +191,7 @@ OffloadCall read_offload_call(const std::vector<std::string>& args, bool one_tar
       continue;
     }
     call.shared_args.emplace_back(arg);
+    call.host_args.emplace_back(arg);
     if (arg == "-c") {
       compiles = true;
     } else if (arg == "-fgpu-rdc") {
@@ -191,11 +207,13 @@ OffloadCall read_offload_call(const std::vector<std::string>& args, bool one_tar
       if (arg == "-x" && i + 1 < args.size()) {
         call.shared_args.emplace_back(args[++i]);
         call.check_args.emplace_back(args[i]);
+        call.host_args.emplace_back(args[i]);
       }
     } else if (takes_separate_value(arg)) {
       if (i + 1 < args.size()) {
         call.shared_args.emplace_back(args[++i]);
         call.check_args.emplace_back(args[i]);
+        call.host_args.emplace_back(args[i]);
       }
     } else if (arg == "-") {
       refuse("the source is stdin");
@@ -220,6 +238,11 @@ OffloadCall read_offload_call(const std::vector<std::string>& args, bool one_tar
     refuse("no GPU target named");
   else if (call.targets.size() == 1 && !one_target_too)
     refuse("one GPU target (SHIMCTL_PIECES=1 splits those too)");
+  bool writes_depfile = call.host_args.size() > call.shared_args.size();
+  if (call.host_half_reason.empty() && writes_depfile && !call.depfile_named)
+    call.host_half_reason = "a depfile named after the output (no -MF)";
+  if (call.host_half_reason.empty() && call.rdc)
+    call.host_half_reason = "-fgpu-rdc";
   return call;
 }
 

@@ -19,7 +19,14 @@ struct OffloadCall {
   // The arguments without -o and the dependency-file options: the one-step compile that the
   // first split of a toolchain is checked against.
   std::vector<std::string> check_args;
-  std::string whole_reason; // why the compile runs whole; empty: it can be split
+  // The arguments without the targets and -o: the host half's (the host compile of a split, which
+  // writes the depfile). It can be cached apart only with the depfile's name given (-MF) or none,
+  // and no other spelling of the dependency options (host_half_reason).
+  std::vector<std::string> host_args;
+  bool depfile_named = false;        // -MF FILE
+  bool depfile_target_named = false; // -MT / -MQ
+  std::string host_half_reason; // why the host half must be compiled here; empty: it can be cached
+  std::string whole_reason;     // why the compile runs whole; empty: it can be split
 };
 
 // ARGS: the compiler's arguments after argv[0]. A compile for one target is split only with

@@ -7,6 +7,7 @@
 #include <map>
 #include <optional>
 #include <shim/formats.h>
+#include <shimctl/pieces/host_half.hpp>
 #include <shimctl/pieces/lent_slot.hpp>
 #include <shimctl/pieces/new_driver.hpp>
 #include <shimctl/pieces/offload_call.hpp>
@@ -14,6 +15,7 @@
 #include <shimctl/pieces/piece_compile.hpp>
 #include <shimctl/pieces/piece_counts.hpp>
 #include <shimctl/pieces/piece_image.hpp>
+#include <shimctl/pieces/piece_join.hpp>
 #include <shimctl/pieces/piece_trace.hpp>
 #include <shimctl/pieces/piece_verdict.hpp>
 #include <shimctl/util/process.hpp>
@@ -97,13 +99,15 @@ std::size_t concurrency(std::size_t pieces) {
   return std::clamp<std::size_t>(idle > 0 ? static_cast<std::size_t>(idle) : 1, 1, pieces);
 }
 
-// Runs each non-empty ARGS[i] (a piece through the cache tool, MARKS[i] its mark) and returns the
-// results in the same order; CONCURRENCY at once.
+using EnvChanges = std::map<std::string, std::optional<std::string>>;
+
+// Runs each non-empty ARGS[i] (a piece through the cache tool, MARKS[i] its mark, ENVS[i] its
+// environment's changes) and returns the results in the same order; CONCURRENCY at once.
 std::vector<util::Result<util::RunResult>> run_pieces(
   const PieceRequest& request,
   const std::vector<std::vector<std::string>>& args,
   const std::vector<std::string>& marks,
-  const std::map<std::string, std::optional<std::string>>& piece_env) {
+  const std::vector<EnvChanges>& envs) {
   std::vector<util::Result<util::RunResult>> results(
     args.size(), std::unexpected(util::Error{ "not run", util::ExitCode::failure }));
   std::vector<std::size_t> todo;
@@ -115,7 +119,7 @@ std::vector<util::Result<util::RunResult>> run_pieces(
     for (std::size_t n; (n = next++) < todo.size();) {
       std::size_t i = todo[n];
       util::RunOptions options;
-      options.env = piece_env;
+      options.env = envs[i];
       options.env["SHIMCTL_PIECE_MARK"] = marks[i];
       if (request.ccache) {
         options.env["CCACHE_DISABLE"] = std::nullopt;  // ccache's, for the compiler it runs (us)
@@ -170,8 +174,7 @@ std::string plan_kind(const OffloadPlan& plan) {
 // The new driver's pieces without -fgpu-rdc are images (piece_image.hpp): set the variable that
 // asks for one, and give them a key of their own, apart from a --cuda-device-only compile of the
 // same arguments (whose object differs). "" or why not.
-std::string image_piece_env(const PieceRequest& request,
-                            std::map<std::string, std::optional<std::string>>& env) {
+std::string image_piece_env(const PieceRequest& request, EnvChanges& env) {
   env[piece_image_env] = "1";
   if (!request.ccache) {
     env["SCCACHE_C_CUSTOM_CACHE_BUSTER"] =
@@ -182,72 +185,6 @@ std::string image_piece_env(const PieceRequest& request,
   if (!check.starts_with("string:"))
     return "ccache's compiler check is not shimctl's string";
   env["CCACHE_COMPILERCHECK"] = check + piece_image_key;
-  return {};
-}
-
-// The object from the pieces PIECE_FILES (one per PLAN.bundle_inputs): the bundler (or, the new
-// driver with -fgpu-rdc, the packager) and the host compile; "" or why not. MESSAGES gets the
-// host compile's stderr.
-std::string join_pieces(const PieceRequest& request,
-                        const OffloadCall& call,
-                        const OffloadPlan& plan,
-                        const std::vector<std::string>& piece_files,
-                        const util::ScratchDir& scratch,
-                        std::string& messages) {
-  std::vector<std::string> host(request.argv.begin() + 1, request.argv.end());
-  host.push_back("--cuda-host-only");
-  if (plan.driver == OffloadDriver::new_driver && call.rdc) {
-    std::string package = scratch.file("device.pkg");
-    auto packaged = util::run(packager_with(plan.packager, piece_files, package));
-    if (!packaged || !packaged->ok())
-      return "the packager failed";
-    host.emplace_back("-Xclang");
-    host.push_back("-fembed-offload-object=" + package);
-    auto host_run = run_compiler(request, host);
-    if (!host_run || !host_run->ok())
-      return "the host compile failed";
-    messages += host_run->err;
-    return {};
-  }
-  // The bundler as the driver (or its linker wrapper) runs it, with the pieces as its inputs.
-  std::string bundle = call.rdc ? call.output + ".shimctl-pieces" : scratch.file("bundle.hipfb");
-  Job bundler_args;
-  std::size_t input = 0;
-  for (const auto& arg : plan.bundler) {
-    if (arg.starts_with("-input=")) {
-      const auto& piece = piece_files[input];
-      bundler_args.push_back(!piece.empty() ? "-input=" + piece
-                             : call.rdc     ? "-input=" + call.output
-                                            : arg);
-      input++;
-    } else if (arg.starts_with("-output=")) {
-      bundler_args.push_back("-output=" + bundle);
-    } else {
-      bundler_args.push_back(arg);
-    }
-  }
-  if (call.rdc) {
-    host.emplace_back("-Xclang");
-    host.push_back("-cuid=" + call.cuid); // clang-15/16 drop -cuid= from a host-only compile
-  } else {
-    auto bundled = util::run(bundler_args);
-    if (!bundled || !bundled->ok())
-      return "the bundler failed";
-    for (const char* flag : { "-Xclang", "-fcuda-include-gpubinary", "-Xclang" })
-      host.emplace_back(flag);
-    host.push_back(bundle);
-  }
-  auto host_run = run_compiler(request, host);
-  if (!host_run || !host_run->ok())
-    return "the host compile failed";
-  messages += host_run->err;
-  if (call.rdc) {
-    auto bundled = util::run(bundler_args);
-    if (!bundled || !bundled->ok() || std::rename(bundle.c_str(), call.output.c_str()) != 0) {
-      std::remove(bundle.c_str());
-      return "the bundler failed";
-    }
-  }
   return {};
 }
 
@@ -276,7 +213,7 @@ PieceResult split_compile_of(const PieceRequest& request) {
   auto scratch = util::ScratchDir::create("pieces");
   if (!scratch)
     return whole("no scratch directory: " + scratch.error().message);
-  std::map<std::string, std::optional<std::string>> piece_env;
+  EnvChanges piece_env;
   if (new_driver && !call.rdc) {
     if (auto why = wrapper_bundler(plan, *scratch); !why.empty())
       return whole(why);
@@ -292,6 +229,20 @@ PieceResult split_compile_of(const PieceRequest& request) {
   std::string verdict = read_verdict(verdict_at);
   if (verdict == "differ")
     return whole("this toolchain's pieces once gave another object than its one-step compile");
+  // The host half cached apart (non-rdc): one more compile through the cache tool, with a verdict
+  // of its own (a reassembly that once differed: the host is compiled with the object again).
+  HostHalf host_half;
+  VerdictPlace host_verdict_at;
+  std::string host_verdict;
+  if (!call.rdc)
+    host_half.objcopy = host_half_objcopy(request, call);
+  if (!host_half.objcopy.empty()) {
+    host_verdict_at =
+      verdict_place(request.real, plan_kind(plan) + host_half_verdict_kind(host_half.objcopy));
+    host_verdict = read_verdict(host_verdict_at);
+    if (host_verdict != "differ")
+      host_half.file = scratch->file("host-half.o");
+  }
 
   std::string log = env_or(SHIMCTL_MEASURE_LOG);
   PieceCounts counts;
@@ -302,8 +253,15 @@ PieceResult split_compile_of(const PieceRequest& request) {
   if (!request.ccache && !slot)
     return whole("sccache names no jobserver slot to lend while the pieces compile");
   // One compile per target through the cache tool, as many at once as there are idle CPUs.
-  std::vector<std::vector<std::string>> piece_args(plan.bundle_inputs.size());
-  std::vector<std::string> marks(plan.bundle_inputs.size());
+  std::size_t halves = host_half.file.empty() ? 0 : 1; // the host half: the last entry
+  std::vector<std::vector<std::string>> piece_args(plan.bundle_inputs.size() + halves);
+  std::vector<std::string> marks(piece_args.size());
+  std::vector<EnvChanges> envs(piece_args.size(), piece_env);
+  if (halves) {
+    piece_args.back() = host_half_command(request, call, host_half.file);
+    marks.back() = scratch->file("host-half.compiled");
+    envs.back() = {};
+  }
   for (std::size_t i = 0; i < plan.bundle_inputs.size(); i++) {
     const auto& id = plan.bundle_inputs[i];
     if (id.empty())
@@ -320,7 +278,7 @@ PieceResult split_compile_of(const PieceRequest& request) {
     piece.push_back("-o");
     piece.push_back(piece_files[i]);
   }
-  auto runs = run_pieces(request, piece_args, marks, piece_env);
+  auto runs = run_pieces(request, piece_args, marks, envs);
   for (std::size_t i = 0; i < plan.bundle_inputs.size(); i++) {
     const auto& id = plan.bundle_inputs[i];
     if (id.empty())
@@ -335,13 +293,34 @@ PieceResult split_compile_of(const PieceRequest& request) {
       record_for_measure(log, hit ? piece_hit : piece_miss, id, tool_name(request));
   }
 
+  if (halves) {
+    if (!runs.back() || !runs.back()->ok())
+      return whole("the host half failed");
+    messages += runs.back()->err;
+    bool hit = !exists(marks.back());
+    counts[std::string(hit ? host_hit : host_miss)]++;
+    trace(fmt::format("host half {}", hit ? "hit" : "miss (compiled)"));
+    if (!log.empty())
+      record_for_measure(log, hit ? host_hit : host_miss, "host", tool_name(request));
+  }
+
   if (slot)
     slot->take_back();
 
-  if (auto why = join_pieces(request, call, plan, piece_files, *scratch, messages); !why.empty())
+  std::string host_half_failure;
+  if (auto why = join_pieces(
+        request, call, plan, piece_files, host_half, *scratch, messages, host_half_failure);
+      !why.empty())
     return whole(why);
-
-  if (verdict != "same") { // the first split of this toolchain: against its one-step compile
+  if (!host_half_failure.empty()) { // the host compiled here instead
+    record_verdict(host_verdict_at, false);
+    trace(fmt::format("host half not used from now on: {}", host_half_failure));
+    host_half.file.clear();
+  }
+  // The first split of this toolchain (and the first reassembly from a host half): against its
+  // one-step compile. A reassembly that differs keeps the host compile with the object after it.
+  bool reassembled = !host_half.file.empty();
+  if (reassembled ? host_verdict != "same" : verdict != "same") {
     std::string one_step = scratch->file("one-step.o");
     auto check = call.check_args;
     check.push_back("-o");
@@ -349,9 +328,11 @@ PieceResult split_compile_of(const PieceRequest& request) {
     auto checked = run_compiler(request, check);
     bool same = checked && checked->ok() && same_bytes(one_step, call.output);
     counts[std::string(same ? checked_same : checked_differ)]++;
-    record_verdict(verdict_at, same);
+    record_verdict(reassembled ? host_verdict_at : verdict_at, same);
     trace(fmt::format("first split of this toolchain checked against its one-step compile: {}",
-                      same ? "identical" : "DIFFERENT: compiles run whole from now on"));
+                      same          ? "identical"
+                      : reassembled ? "DIFFERENT: the host compiles with the object from now on"
+                                    : "DIFFERENT: compiles run whole from now on"));
     if (!same) {
       add_counts(cache_dir_of(request), counts);
       return whole("the split object differed from the one-step compile");

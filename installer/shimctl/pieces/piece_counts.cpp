@@ -70,6 +70,14 @@ PieceCounts read_counts(const std::string& cache_dir) {
   return parse_counts(util::read_text_file(fmt::format("{}/{}", cache_dir, counts_file_name)));
 }
 
+std::uint64_t tool_hits_of(const PieceCounts& counts) {
+  return count_of(counts, piece_hit) + count_of(counts, host_hit);
+}
+
+std::uint64_t tool_misses_of(const PieceCounts& counts) {
+  return count_of(counts, piece_miss) + count_of(counts, host_miss);
+}
+
 PieceCounts counts_in_measure_log(const std::string& text, std::string_view tool) {
   PieceCounts counts;
   auto lines = util::lines_of(text);

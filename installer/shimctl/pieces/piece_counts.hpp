@@ -21,6 +21,13 @@ inline constexpr std::string_view split_compile = "split_compile";   // an objec
 inline constexpr std::string_view whole_compile = "whole_compile";   // a miss that ran whole
 inline constexpr std::string_view checked_same = "checked_same";     // first split == one step
 inline constexpr std::string_view checked_differ = "checked_differ"; // first split != one step
+inline constexpr std::string_view host_hit = "host_hit";             // a host half served
+inline constexpr std::string_view host_miss = "host_miss";           // a host half compiled
+
+// What the cache tool counted for the pieces and host halves (each a compile of its own to the
+// tool), not for whole objects: hits, misses.
+[[nodiscard]] std::uint64_t tool_hits_of(const PieceCounts& counts);
+[[nodiscard]] std::uint64_t tool_misses_of(const PieceCounts& counts);
 
 // NAME's count in COUNTS (0 when absent).
 [[nodiscard]] std::uint64_t count_of(const PieceCounts& counts, std::string_view name);

@@ -6,7 +6,7 @@
 // with SHIMCTL_PIECE_IMAGE=1 (and a cache key of its own); the shim under the tool hands that
 // compile, on a miss, to `shimctl compile-pieces`, which comes here.
 #pragma once
-#include <shimctl/pieces/piece_compile.hpp>
+#include <shimctl/pieces/piece_request.hpp>
 
 namespace shimctl::pieces {
 

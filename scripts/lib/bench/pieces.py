@@ -3,9 +3,10 @@ again for another target set, and what they cost on a whole hit and on a cold mi
 
 Each stack runs scripts/lib/bench-pieces.bash (what it measures and how: its header): debian12 on
 the host with BUILD_DIR's shimctl (make-rocm-prefix --llvm 15: clang-15, ccache 4.7.5; targets
-gfx908,gfx90a + gfx1030), sid inside scripts/make-sid-root's root (scripts/sid-run) with
-SID_BUILD_DIR's (clang-21, ccache 4.14.2; gfx90a,gfx942 + gfx1100). Kernels: small (one math
-kernel) and heavy (15 instantiations of a templated kernel).
+gfx908,gfx90a + gfx1030), sid and sid23 inside scripts/make-sid-root's root (scripts/sid-run) with
+SID_BUILD_DIR's (sid: clang-21, the old offload driver; sid23: clang-23, the new one; ccache
+4.14.2; gfx90a,gfx942 + gfx1100). Kernels: small (one math kernel) and heavy (15 instantiations
+of a templated kernel).
 
 Reported per stack, kernel and step: the median of each side over the paired rounds, the median of
 the per-round ratios shim / reference with p25-p75, the pieces' counts of the shim side (hit/miss
@@ -14,7 +15,7 @@ whole hit: paired hyperfine rounds, pieces on / SHIMCTL_PIECES=0, and ccache's s
 
 Environment: BENCH_PIECES_ROUNDS (default 5, --quick 1), BENCH_PIECES_KERNELS (default "small
 heavy", --quick "small"), BENCH_PIECES_HIT_RUNS (default 5, --quick 3), BENCH_PIECES_STACKS
-(default "debian12 sid"), SID_BUILD_DIR (default <repo>/build-sid; a build outside the checkout is
+(default "debian12 sid sid23"), SID_BUILD_DIR (default <repo>/build-sid; a build outside the checkout is
 bound into the root with its sources), SHIMCTL_SID_ROOT (default /var/cache/shimctl/sid-root).
 Not measured here: ggml (issue 15's --section ggml) for two target sets. Nothing is gated on time.
 """
@@ -41,7 +42,7 @@ def settings(quick):
 
 def section_pieces(b):
     rounds, kernels, hit_runs = settings(b.quick)
-    stacks = os.environ.get("BENCH_PIECES_STACKS", "debian12 sid").split()
+    stacks = os.environ.get("BENCH_PIECES_STACKS", "debian12 sid sid23").split()
     script = b.scripts / "lib" / "bench-pieces.bash"
     nice = ["nice", "-n", str(b.nice)]
     load_start = loadavg()
@@ -50,10 +51,10 @@ def section_pieces(b):
         if stack == "debian12":
             log(f"pieces: debian12, {rounds} rounds of {kernels} (shimctl: {b.build})")
             run_stack("pieces", [*nice, "bash", script, stack, work, b.shimctl, rounds, kernels, hit_runs])
-        elif stack == "sid":
-            run_sid(b, script, work, rounds, kernels, hit_runs, nice)
+        elif stack in ("sid", "sid23"):
+            run_sid(b, stack, script, work, rounds, kernels, hit_runs, nice)
         else:
-            raise BenchError(f"BENCH_PIECES_STACKS: unknown stack {stack} (debian12, sid)")
+            raise BenchError(f"BENCH_PIECES_STACKS: unknown stack {stack} (debian12, sid, sid23)")
     info = {"started": b.get("bench.started"), "load_start": load_start, "load_end": loadavg(),
             "machine": f"{os.cpu_count()} cores, {b.get('machine.cpu')}", "rounds": rounds, "hit_runs": hit_runs}
     md = report(info, [read_stack(b.W / f"pieces-{s}", s) for s in stacks if (b.W / f"pieces-{s}").is_dir()])
@@ -65,15 +66,15 @@ def section_pieces(b):
     return md
 
 
-def run_sid(b, script, work, rounds, kernels, hit_runs, nice):
+def run_sid(b, stack, script, work, rounds, kernels, hit_runs, nice):
     sid_root, sid_build = sid_paths(b)
     if not os.access(sid_root / "bin/sh", os.X_OK):
         raise BenchError(f"no sid root at {sid_root}: run scripts/make-sid-root {sid_root}")
     if not os.access(sid_build / "installer/shimctl", os.X_OK):
         raise BenchError(f"no shimctl build in {sid_build} (SID_BUILD_DIR; see scripts/lib/bench/cold.py, 'Builds')")
     binds = sid_build_binds(b, sid_build)
-    log(f"pieces: sid, {rounds} rounds of {kernels} (shimctl: {sid_build}, root {sid_root})")
-    run_in_sid(b, "pieces", binds, [host_hyperfine(b), *nice, "bash", script, "sid", work, sid_build / "installer/shimctl",
+    log(f"pieces: {stack}, {rounds} rounds of {kernels} (shimctl: {sid_build}, root {sid_root})")
+    run_in_sid(b, "pieces", binds, [host_hyperfine(b), *nice, "bash", script, stack, work, sid_build / "installer/shimctl",
                                     rounds, kernels, hit_runs])
 
 

@@ -1,0 +1,153 @@
+#include <algorithm>
+#include <cstring>
+#include <elf.h>
+#include <fmt/format.h>
+#include <optional>
+#include <shimctl/pieces/host_half.hpp>
+#include <shimctl/util/process.hpp>
+#include <shimctl/util/text.hpp>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <vector>
+
+namespace shimctl::pieces {
+
+namespace {
+
+struct ElfSection {
+  std::string name;
+  Elf64_Shdr header;
+};
+
+// The sections of the ELF64 object IMAGE, in order; empty when it is no such object.
+std::vector<ElfSection> elf_sections(const std::string& image) {
+  Elf64_Ehdr eh;
+  if (image.size() < sizeof eh || image.compare(0, SELFMAG, ELFMAG) != 0 ||
+      image[EI_CLASS] != ELFCLASS64)
+    return {};
+  std::memcpy(&eh, image.data(), sizeof eh);
+  std::vector<ElfSection> sections(eh.e_shnum);
+  for (std::size_t i = 0; i < sections.size(); i++) {
+    std::size_t at = eh.e_shoff + i * sizeof(Elf64_Shdr);
+    if (at + sizeof(Elf64_Shdr) > image.size())
+      return {};
+    std::memcpy(&sections[i].header, image.data() + at, sizeof(Elf64_Shdr));
+  }
+  if (eh.e_shstrndx >= sections.size())
+    return {};
+  const auto& names = sections[eh.e_shstrndx].header;
+  if (names.sh_offset + names.sh_size > image.size())
+    return {};
+  for (auto& section : sections) {
+    if (section.header.sh_name >= names.sh_size)
+      return {};
+    const char* at = image.data() + names.sh_offset + section.header.sh_name;
+    section.name.assign(at, strnlen(at, names.sh_size - section.header.sh_name));
+  }
+  return sections;
+}
+
+// The bytes of section NAME in the ELF64 object IMAGE; nullopt when it has none.
+std::optional<std::string> elf_section(const std::string& image, std::string_view name) {
+  for (const auto& section : elf_sections(image)) {
+    const auto& h = section.header;
+    if (section.name != name)
+      continue;
+    if (h.sh_type == SHT_NOBITS || h.sh_offset + h.sh_size > image.size())
+      return std::nullopt;
+    return image.substr(h.sh_offset, h.sh_size);
+  }
+  return std::nullopt;
+}
+
+// The first section whose header differs between HALF and OUT other than by its place in the
+// file (and .hip_fatbin by its size); "" when none does. llvm-objcopy 15/16 drop the
+// .llvm_addrsig section's link to .symtab, which the compiler writes.
+std::string changed_section(const std::string& half, const std::string& out) {
+  auto before = elf_sections(half), after = elf_sections(out);
+  if (before.empty() || before.size() != after.size())
+    return "the section table";
+  for (std::size_t i = 0; i < before.size(); i++) {
+    const auto &a = before[i].header, &b = after[i].header;
+    bool same = before[i].name == after[i].name && a.sh_type == b.sh_type &&
+                a.sh_flags == b.sh_flags && a.sh_addr == b.sh_addr && a.sh_link == b.sh_link &&
+                a.sh_info == b.sh_info && a.sh_addralign == b.sh_addralign &&
+                a.sh_entsize == b.sh_entsize &&
+                (a.sh_size == b.sh_size || before[i].name == ".hip_fatbin");
+    if (!same)
+      return before[i].name;
+  }
+  return {};
+}
+
+} // namespace
+
+std::string host_half_objcopy(const PieceRequest& request, const OffloadCall& call) {
+  // sccache 0.17 caches no compile with -Xclang -fcuda-include-gpubinary ("Can't handle
+  // UnknownFlag arguments with -Xclang"): its host half would compile every time.
+  if (!call.host_half_reason.empty() || !request.ccache)
+    return {};
+  auto slash = request.real.rfind('/');
+  if (slash == std::string::npos)
+    return {};
+  std::string objcopy = request.real.substr(0, slash + 1) + "llvm-objcopy";
+  return ::access(objcopy.c_str(), X_OK) == 0 ? objcopy : std::string();
+}
+
+std::string host_half_verdict_kind(const std::string& objcopy) {
+  struct stat st {};
+  if (::stat(objcopy.c_str(), &st) != 0)
+    return {};
+  return fmt::format(" host-half {} {} {} {}.{}",
+                     objcopy,
+                     st.st_ino,
+                     st.st_size,
+                     st.st_mtim.tv_sec,
+                     st.st_mtim.tv_nsec);
+}
+
+std::vector<std::string> host_half_command(const PieceRequest& request,
+                                           const OffloadCall& call,
+                                           const std::string& output) {
+  std::vector<std::string> command{ request.cache_tool, request.compiler };
+  command.insert(command.end(), call.host_args.begin(), call.host_args.end());
+  for (const char* flag : { "--cuda-host-only", "-Xclang", "-fcuda-include-gpubinary", "-Xclang" })
+    command.emplace_back(flag);
+  command.emplace_back("/dev/null");
+  // The depfile's target: the driver's default is the -o it is given (quoted as -MQ does).
+  if (call.depfile_named && !call.depfile_target_named) {
+    command.emplace_back("-MQ");
+    command.push_back(call.output);
+  }
+  command.emplace_back("-o");
+  command.push_back(output);
+  return command;
+}
+
+std::string reassemble_object(const std::string& objcopy,
+                              const std::string& half,
+                              const std::string& bundle,
+                              const util::ScratchDir& scratch,
+                              const std::string& output) {
+  // What the host compile adds to an empty fat binary (clang-15/16: a NUL, as after any):
+  // the same goes after the bundle.
+  auto empty = elf_section(util::read_text_file(half), ".hip_fatbin");
+  if (!empty || empty->size() > 16 || std::ranges::any_of(*empty, [](char c) { return c != 0; }))
+    return "the host half holds no empty .hip_fatbin";
+  std::string fatbin = bundle;
+  if (!empty->empty()) {
+    auto text = util::read_text_file(bundle);
+    if (text.empty() || !scratch.write("bundle-padded.hipfb", text + *empty))
+      return "cannot pad the bundle as the host compile would";
+    fatbin = scratch.file("bundle-padded.hipfb");
+  }
+  auto run = util::run({ objcopy, "--update-section", ".hip_fatbin=" + fatbin, half, output });
+  if (!run || !run->ok())
+    return "llvm-objcopy could not put the bundle into the host half";
+  if (auto changed = changed_section(util::read_text_file(half), util::read_text_file(output));
+      !changed.empty())
+    return "llvm-objcopy changed the header of " + changed;
+  return {};
+}
+
+} // namespace shimctl::pieces

@@ -1,0 +1,38 @@
+// The host half of a split (non-rdc, either driver): the host compile depends on the target set
+// only through the fat binary it embeds (.hip_fatbin). Compiled once through the cache tool with
+// an empty one (`--cuda-host-only -Xclang -fcuda-include-gpubinary -Xclang /dev/null`, keyed
+// without the targets), it serves every target set of the same source and output: the object is
+// that half with `llvm-objcopy --update-section .hip_fatbin=<bundle>` (the toolchain's own
+// llvm-objcopy, beside its clang). The fixed -cuid= the shim gives every HIP compile makes the
+// half the same for every target set. Checked against a one-step compile once per toolchain.
+#pragma once
+#include <shimctl/pieces/offload_call.hpp>
+#include <shimctl/pieces/piece_request.hpp>
+#include <shimctl/util/scratch.hpp>
+#include <string>
+#include <vector>
+
+namespace shimctl::pieces {
+
+// The llvm-objcopy that reassembles CALL's object from its host half, or "" when the host half
+// cannot be cached apart (-fgpu-rdc, a depfile spelled otherwise, no llvm-objcopy, sccache).
+[[nodiscard]] std::string host_half_objcopy(const PieceRequest& request, const OffloadCall& call);
+
+// What the first split's verdict adds for a reassembled object: OBJCOPY's path and stat data (a
+// changed objcopy is checked again).
+[[nodiscard]] std::string host_half_verdict_kind(const std::string& objcopy);
+
+// The host half's compile through the cache tool, writing OUTPUT (its depfile the call's).
+[[nodiscard]] std::vector<std::string> host_half_command(const PieceRequest& request,
+                                                         const OffloadCall& call,
+                                                         const std::string& output);
+
+// OUTPUT: HALF with BUNDLE as its .hip_fatbin (followed by what the host compile put in it for
+// an empty one: clang-15/16 end it with a NUL; a padded copy in SCRATCH); "" or why not.
+[[nodiscard]] std::string reassemble_object(const std::string& objcopy,
+                                            const std::string& half,
+                                            const std::string& bundle,
+                                            const util::ScratchDir& scratch,
+                                            const std::string& output);
+
+} // namespace shimctl::pieces
