@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <shimctl/identity/job_inputs.hpp>
 #include <shimctl/identity/wrapper_jobs.hpp>
+#include <shimctl/util/job_lines.hpp>
 #include <sys/stat.h>
 
 using namespace shimctl;
@@ -58,12 +59,12 @@ const std::string bitcode_dir = "/usr/lib/x86_64-linux-gnu/amdgcn/bitcode/";
 TEST_SUITE_BEGIN("core::JobInputs");
 
 TEST_CASE("split_job_line: clang's quoting; anything else is not a job line") {
-  CHECK(identity::split_job_line(R"( "/usr/bin/lld" "-o" "a b" "x\"y" "c:\\d" "\$HOME")") ==
+  CHECK(util::split_job_line(R"( "/usr/bin/lld" "-o" "a b" "x\"y" "c:\\d" "\$HOME")") ==
         std::vector<std::string>{ "/usr/bin/lld", "-o", "a b", "x\"y", "c:\\d", "$HOME" });
-  CHECK(identity::split_job_line("InstalledDir: /usr/bin").empty());
-  CHECK(identity::split_job_line(R"("/usr/bin/lld" "-o")").empty()); // no leading blank
-  CHECK(identity::split_job_line(R"( "/usr/bin/lld" "-o)").empty()); // unterminated
-  CHECK(identity::split_job_line(R"( "/usr/bin/lld" -o)").empty());  // unquoted word
+  CHECK(util::split_job_line("InstalledDir: /usr/bin").empty());
+  CHECK(util::split_job_line(R"("/usr/bin/lld" "-o")").empty()); // no leading blank
+  CHECK(util::split_job_line(R"( "/usr/bin/lld" "-o)").empty()); // unterminated
+  CHECK(util::split_job_line(R"( "/usr/bin/lld" -o)").empty());  // unquoted word
 }
 
 TEST_CASE("parse_job_list: Debian 12's perl hipcc (ROCm 5.2) over clang-15") {

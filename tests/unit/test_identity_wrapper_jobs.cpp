@@ -1,6 +1,7 @@
 #include <doctest/doctest.h>
 #include <shimctl/identity/job_inputs.hpp>
 #include <shimctl/identity/wrapper_jobs.hpp>
+#include <shimctl/util/job_lines.hpp>
 
 using namespace shimctl;
 
@@ -8,17 +9,17 @@ TEST_SUITE_BEGIN("identity::wrapper_jobs");
 
 TEST_CASE("split_wrapper_line: the program quoted, the arguments bare") {
   // clang-linker-wrapper 23 --dry-run, a ROCm-7-shaped prefix at /p.
-  auto job = identity::split_wrapper_line(
+  auto job = util::split_wrapper_line(
     R"( "/p/lib/llvm/bin/clang" --no-default-config -o /tmp/k.img --target=amdgcn-amd-amdhsa -mcpu=gfx90a -Wl,--no-undefined /tmp/k-gfx90a.o -flto=full)");
   REQUIRE(job.size() == 9);
   CHECK(job[0] == "/p/lib/llvm/bin/clang");
   CHECK(job[1] == "--no-default-config");
   CHECK(job[5] == "-mcpu=gfx90a");
   CHECK(job[8] == "-flto=full");
-  CHECK(identity::split_wrapper_line(R"( "/p/bin/clang-offload-bundler")") ==
+  CHECK(util::split_wrapper_line(R"( "/p/bin/clang-offload-bundler")") ==
         std::vector<std::string>{ "/p/bin/clang-offload-bundler" });
-  CHECK(identity::split_wrapper_line("clang: warning: argument unused").empty());
-  CHECK(identity::split_wrapper_line(R"( "unterminated)").empty());
+  CHECK(util::split_wrapper_line("clang: warning: argument unused").empty());
+  CHECK(util::split_wrapper_line(R"( "unterminated)").empty());
 }
 
 TEST_CASE("has_linker_wrapper tells the drivers apart from the plan") {

@@ -7,10 +7,12 @@
 #include <shimctl/pieces/offload_call.hpp>
 #include <shimctl/pieces/offload_jobs.hpp>
 #include <shimctl/pieces/piece_counts.hpp>
+#include <shimctl/util/job_lines.hpp>
 #include <string>
 #include <vector>
 
 using namespace shimctl::pieces;
+namespace util = shimctl::util;
 
 namespace {
 
@@ -208,21 +210,21 @@ TEST_CASE("read_offload_call: every call a split cannot reproduce runs whole, sa
         "no -o file");
 }
 
-TEST_CASE("parse_jobs: one job per quoted line, escapes undone, the banner skipped") {
-  auto jobs = parse_jobs(" \"/bin/a\" \"-x\" \"he said \\\"hi\\\"\" \"a\\\\b\"\nTarget: x\n");
+TEST_CASE("util::job_lines: one job per quoted line, escapes undone, the banner skipped") {
+  auto jobs = util::job_lines(" \"/bin/a\" \"-x\" \"he said \\\"hi\\\"\" \"a\\\\b\"\nTarget: x\n");
   REQUIRE(jobs.size() == 1);
   CHECK(jobs[0] == Args{ "/bin/a", "-x", "he said \"hi\"", "a\\b" });
 }
 
 TEST_CASE("recognise_plan: the old offload driver's jobs, each bundle input to its target") {
-  auto plan = recognise_plan(parse_jobs(plan_text), { "gfx942", "gfx90a" }, false);
+  auto plan = recognise_plan(util::job_lines(plan_text), { "gfx942", "gfx90a" }, false);
   CHECK(plan.whole_reason.empty());
   CHECK(plan.bundle_inputs == Args{ "", "gfx90a", "gfx942" });
   CHECK(plan.bundler.front() == "/usr/lib/llvm-21/bin/clang-offload-bundler");
 }
 
 TEST_CASE("recognise_plan: anything else is not recognised") {
-  auto jobs = parse_jobs(plan_text);
+  auto jobs = util::job_lines(plan_text);
   CHECK(recognise_plan(jobs, { "gfx90a", "gfx942", "gfx1100" }, false).whole_reason ==
         "not one device job per target");
   auto wrapper = jobs;
@@ -248,7 +250,7 @@ TEST_CASE("recognise_plan: anything else is not recognised") {
 }
 
 TEST_CASE("recognise_plan: -fgpu-rdc bundles bitcode and the host object (host entry last)") {
-  auto jobs = parse_jobs(
+  auto jobs = util::job_lines(
     R"( "/l/clang" "-cc1" "-triple" "amdgcn-amd-amdhsa" "-emit-llvm-bc" "-target-cpu" "gfx908" "-o" "/t/a.bc"
  "/l/clang" "-cc1" "-triple" "amdgcn-amd-amdhsa" "-emit-llvm-bc" "-target-cpu" "gfx90a" "-target-feature" "+xnack" "-o" "/t/b.bc"
  "/l/clang" "-cc1" "-triple" "x86_64-pc-linux-gnu" "-emit-obj" "-o" "/t/h.o"

@@ -4,10 +4,12 @@
 #include <doctest/doctest.h>
 #include <shimctl/pieces/new_driver.hpp>
 #include <shimctl/pieces/offload_jobs.hpp>
+#include <shimctl/util/job_lines.hpp>
 #include <string>
 #include <vector>
 
 using namespace shimctl::pieces;
+namespace util = shimctl::util;
 
 namespace {
 
@@ -37,7 +39,7 @@ TEST_SUITE_BEGIN("pieces::new_driver");
 
 TEST_CASE("recognise_plan: the new driver's plan, told apart by its jobs; each image from its "
           "target's device job") {
-  auto plan = recognise_plan(parse_jobs(new_plan), two, false);
+  auto plan = recognise_plan(util::job_lines(new_plan), two, false);
   CHECK(plan.whole_reason == "");
   CHECK(plan.driver == OffloadDriver::new_driver);
   CHECK(plan.package_images == Args{ "gfx90a", "gfx942:sramecc+" });
@@ -47,7 +49,7 @@ TEST_CASE("recognise_plan: the new driver's plan, told apart by its jobs; each i
 }
 
 TEST_CASE("recognise_plan: what the new driver's pieces cannot reproduce is not recognised") {
-  auto jobs = parse_jobs(new_plan);
+  auto jobs = util::job_lines(new_plan);
   CHECK(recognise_plan(jobs, { "gfx90a", "gfx942:sramecc+", "gfx1100" }, false).whole_reason ==
         "not one device job per target");
   CHECK(recognise_plan(jobs, { "gfx90a", "gfx942" }, false).whole_reason ==
@@ -80,7 +82,7 @@ TEST_CASE("recognise_plan: what the new driver's pieces cannot reproduce is not 
 }
 
 TEST_CASE("recognise_plan: -fgpu-rdc, the host job embeds the package itself") {
-  auto jobs = parse_jobs(new_plan);
+  auto jobs = util::job_lines(new_plan);
   jobs.erase(jobs.begin() + 3); // no wrapper
   jobs[3] = { "/p/bin/clang-23",
               "-cc1",
@@ -98,8 +100,8 @@ TEST_CASE("recognise_plan: -fgpu-rdc, the host job embeds the package itself") {
         "the host job does not embed the device package");
 }
 
-TEST_CASE("parse_dry_run and recognise_wrapper_jobs: the image jobs, the bundler's order") {
-  auto jobs = parse_dry_run(dry_run);
+TEST_CASE("util::wrapper_lines and recognise_wrapper_jobs: the image jobs, the bundler's order") {
+  auto jobs = util::wrapper_lines(dry_run);
   REQUIRE(jobs.size() == 3);
   CHECK(jobs[0][0] == "/p/bin/clang");
   CHECK(jobs[0][1] == "--no-default-config");
@@ -123,7 +125,7 @@ TEST_CASE("parse_dry_run and recognise_wrapper_jobs: the image jobs, the bundler
 
 TEST_CASE("the jobs rewritten for the pieces: the packager's files, the wrapper's dry run, the "
           "image job's input and output") {
-  auto plan = recognise_plan(parse_jobs(new_plan), two, false);
+  auto plan = recognise_plan(util::job_lines(new_plan), two, false);
   auto packager = packager_with(plan.packager, { "/s/a.o", "/s/b.o" }, "/s/p.pkg");
   CHECK(packager == Args{ "/p/bin/llvm-offload-binary",
                           "-o",
@@ -135,12 +137,12 @@ TEST_CASE("the jobs rewritten for the pieces: the packager's files, the wrapper'
   CHECK(dry.back() == "--dry-run");
   CHECK(job_value(dry, "-o") == "/s/p.hipfb");
   CHECK(dry[dry.size() - 2] == "/s/p.pkg");
-  auto image = image_job_with(parse_dry_run(dry_run)[0], "/s/bc.o", "piece.o");
+  auto image = image_job_with(util::wrapper_lines(dry_run)[0], "/s/bc.o", "piece.o");
   CHECK(job_value(image, "-o") == "piece.o");
   CHECK(job_value(image, "-dumpdir") == "o.hipfb.amdgcn.gfx90a.img.");
   CHECK(std::ranges::find(image, "/s/bc.o") != image.end());
-  CHECK(image.size() == parse_dry_run(dry_run)[0].size());
-  auto two_inputs = parse_dry_run(dry_run)[0];
+  CHECK(image.size() == util::wrapper_lines(dry_run)[0].size());
+  auto two_inputs = util::wrapper_lines(dry_run)[0];
   two_inputs.push_back("/tmp/extra.o");
   CHECK(image_job_with(two_inputs, "/s/bc.o", "piece.o").empty());
 }

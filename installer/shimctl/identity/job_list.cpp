@@ -1,6 +1,7 @@
 #include <algorithm>
 #include <optional>
 #include <shimctl/identity/job_list.hpp>
+#include <shimctl/util/job_lines.hpp>
 
 namespace shimctl::identity {
 
@@ -33,38 +34,6 @@ std::string first_word(std::string_view command) {
 
 } // namespace
 
-std::vector<std::string> split_job_line(std::string_view line) {
-  std::vector<std::string> args;
-  if (!line.starts_with(" \""))
-    return args;
-  std::size_t i = 0;
-  while (i < line.size()) {
-    if (line[i] == ' ') {
-      ++i;
-      continue;
-    }
-    if (line[i] != '"')
-      return {}; // not clang's quoting: not a job line
-    std::string arg;
-    bool closed = false;
-    for (++i; i < line.size(); ++i) {
-      if (line[i] == '\\' && i + 1 < line.size()) {
-        arg += line[++i];
-      } else if (line[i] == '"') {
-        closed = true;
-        ++i;
-        break;
-      } else {
-        arg += line[i];
-      }
-    }
-    if (!closed)
-      return {};
-    args.push_back(std::move(arg));
-  }
-  return args;
-}
-
 JobList parse_job_list(std::string_view text) {
   JobList jobs;
   while (!text.empty()) {
@@ -78,7 +47,7 @@ JobList parse_job_list(std::string_view text) {
     } else if (auto command = after(line, "hipcc-cmd: ")) {
       if (jobs.driver.empty())
         jobs.driver = first_word(*command);
-    } else if (auto args = split_job_line(line); !args.empty()) {
+    } else if (auto args = util::split_job_line(line); !args.empty()) {
       add_once(jobs.executables, args[0]);
       jobs.jobs.push_back(args);
       for (std::size_t i = 1; i + 1 < args.size(); ++i)

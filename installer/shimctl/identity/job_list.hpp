@@ -24,10 +24,6 @@ struct JobList {
   }
 };
 
-// The arguments of one job line: ` "prog" "arg" ...`, with clang's quoting
-// (a backslash escapes ", \ and $). Empty when LINE is not a job line.
-[[nodiscard]] std::vector<std::string> split_job_line(std::string_view line);
-
 [[nodiscard]] JobList parse_job_list(std::string_view text);
 
 } // namespace shimctl::identity

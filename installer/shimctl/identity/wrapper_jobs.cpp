@@ -2,6 +2,7 @@
 #include <filesystem>
 #include <shimctl/identity/job_list.hpp>
 #include <shimctl/identity/wrapper_jobs.hpp>
+#include <shimctl/util/job_lines.hpp>
 #include <shimctl/util/text.hpp>
 #include <unistd.h>
 
@@ -45,27 +46,6 @@ void add_program(std::vector<std::string>& list, const std::string& item) {
 
 } // namespace
 
-JobArgs split_wrapper_line(std::string_view line) {
-  JobArgs args;
-  if (!line.starts_with(" \""))
-    return args;
-  auto close = line.find('"', 2);
-  if (close == std::string_view::npos)
-    return args;
-  args.emplace_back(line.substr(2, close - 2));
-  line.remove_prefix(close + 1);
-  while (!line.empty()) {
-    auto start = line.find_first_not_of(' ');
-    if (start == std::string_view::npos)
-      break;
-    line.remove_prefix(start);
-    auto end = line.find(' ');
-    args.emplace_back(line.substr(0, end));
-    line.remove_prefix(end == std::string_view::npos ? line.size() : end);
-  }
-  return args;
-}
-
 bool has_linker_wrapper(const std::vector<JobArgs>& plan) {
   return std::ranges::any_of(plan, is_wrapper);
 }
@@ -92,7 +72,7 @@ WrapperPrograms wrapper_programs(const std::vector<JobArgs>& plan,
 
   WrapperPrograms result;
   for (const auto& line : util::lines_of(printed->err + "\n" + printed->out)) {
-    auto job = split_wrapper_line(line);
+    auto job = util::split_wrapper_line(line);
     if (job.empty())
       continue;
     add_program(result.programs, job[0]);

@@ -17,10 +17,6 @@ namespace shimctl::identity {
 
 using JobArgs = std::vector<std::string>;
 
-// One command the wrapper prints under --dry-run or --verbose: ` "PROGRAM" ARG ARG ...` (the
-// program quoted, the arguments as they are, separated by one space). Empty when LINE is not one.
-[[nodiscard]] JobArgs split_wrapper_line(std::string_view line);
-
 // Whether PLAN (one compile's `-###` jobs) hands the device link to clang-linker-wrapper.
 [[nodiscard]] bool has_linker_wrapper(const std::vector<JobArgs>& plan);
 

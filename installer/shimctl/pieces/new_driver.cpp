@@ -124,35 +124,6 @@ OffloadPlan recognise_new_driver_plan(const std::vector<Job>& jobs,
   return plan;
 }
 
-std::vector<Job> parse_dry_run(const std::string& text) {
-  std::vector<Job> jobs;
-  std::size_t at = 0;
-  while (at < text.size()) {
-    auto end = text.find('\n', at);
-    if (end == std::string::npos)
-      end = text.size();
-    std::string_view line(text.data() + at, end - at);
-    at = end + 1;
-    if (!line.starts_with(" \""))
-      continue;
-    auto close = line.find('"', 2);
-    if (close == std::string_view::npos)
-      continue;
-    Job job{ std::string(line.substr(2, close - 2)) };
-    std::string_view rest = line.substr(close + 1);
-    while (!rest.empty()) {
-      auto space = rest.find(' ');
-      if (space != 0)
-        job.emplace_back(rest.substr(0, space));
-      if (space == std::string_view::npos)
-        break;
-      rest.remove_prefix(space + 1);
-    }
-    jobs.push_back(std::move(job));
-  }
-  return jobs;
-}
-
 WrapperJobs recognise_wrapper_jobs(const std::vector<Job>& jobs,
                                    const std::vector<std::string>& targets) {
   WrapperJobs wrapper;

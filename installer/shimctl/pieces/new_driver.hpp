@@ -20,9 +20,6 @@ namespace shimctl::pieces {
                                                     const std::vector<std::string>& targets,
                                                     bool rdc);
 
-// The jobs `clang-linker-wrapper --dry-run` prints on stderr.
-[[nodiscard]] std::vector<Job> parse_dry_run(const std::string& text);
-
 struct WrapperJobs {
   std::map<std::string, Job> image_jobs; // per target ID: the clang job that makes its image
   Job bundler;                           // the bundler job, as the wrapper runs it

@@ -32,38 +32,4 @@ std::string bundle_entry_target(std::string_view entry) {
   return std::string(entry);
 }
 
-std::vector<Job> parse_jobs(const std::string& text) {
-  std::vector<Job> jobs;
-  std::size_t at = 0;
-  while (at < text.size()) {
-    auto end = text.find('\n', at);
-    if (end == std::string::npos)
-      end = text.size();
-    std::string_view line(text.data() + at, end - at);
-    at = end + 1;
-    if (!line.starts_with(" \""))
-      continue; // the driver's banner: version, target, thread model, InstalledDir
-    Job job;
-    std::string arg;
-    bool quoted = false;
-    for (std::size_t i = 1; i < line.size(); i++) {
-      char c = line[i];
-      if (!quoted && c == '"') {
-        quoted = true;
-        arg.clear();
-      } else if (quoted && c == '\\' && i + 1 < line.size()) {
-        arg += line[++i];
-      } else if (quoted && c == '"') {
-        quoted = false;
-        job.push_back(arg);
-      } else if (quoted) {
-        arg += c;
-      }
-    }
-    if (!job.empty())
-      jobs.push_back(std::move(job));
-  }
-  return jobs;
-}
-
 } // namespace shimctl::pieces

@@ -10,9 +10,6 @@ namespace shimctl::pieces {
 
 using Job = std::vector<std::string>;
 
-// The jobs `-###` prints on stderr: one line per job, each argument in double quotes.
-[[nodiscard]] std::vector<Job> parse_jobs(const std::string& text);
-
 enum class OffloadDriver { old_driver, new_driver };
 
 struct OffloadPlan {

@@ -18,6 +18,7 @@
 #include <shimctl/pieces/piece_join.hpp>
 #include <shimctl/pieces/piece_trace.hpp>
 #include <shimctl/pieces/piece_verdict.hpp>
+#include <shimctl/util/job_lines.hpp>
 #include <shimctl/util/process.hpp>
 #include <shimctl/util/scratch.hpp>
 #include <shimctl/util/sha256.hpp>
@@ -155,7 +156,7 @@ std::string wrapper_bundler(OffloadPlan& plan, const util::ScratchDir& scratch) 
   if (!dry || !dry->ok())
     return "the linker wrapper's --dry-run failed";
   std::vector<std::string> targets(plan.package_images);
-  WrapperJobs wrapper = recognise_wrapper_jobs(parse_dry_run(dry->err), targets);
+  WrapperJobs wrapper = recognise_wrapper_jobs(util::wrapper_lines(dry->err), targets);
   plan.bundler = wrapper.bundler;
   plan.bundle_inputs = wrapper.bundle_inputs;
   return wrapper.whole_reason;
@@ -205,7 +206,7 @@ PieceResult split_compile_of(const PieceRequest& request) {
   auto jobs = run_compiler(request, jobs_args);
   if (!jobs || !jobs->ok())
     return whole("the driver's -### failed");
-  OffloadPlan plan = recognise_plan(parse_jobs(jobs->err), call.targets, call.rdc);
+  OffloadPlan plan = recognise_plan(util::job_lines(jobs->err), call.targets, call.rdc);
   if (!plan.whole_reason.empty())
     return whole(plan.whole_reason);
   bool new_driver = plan.driver == OffloadDriver::new_driver;

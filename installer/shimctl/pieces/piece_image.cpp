@@ -6,6 +6,7 @@
 #include <shimctl/pieces/offload_call.hpp>
 #include <shimctl/pieces/offload_jobs.hpp>
 #include <shimctl/pieces/piece_image.hpp>
+#include <shimctl/util/job_lines.hpp>
 #include <shimctl/util/process.hpp>
 #include <shimctl/util/scratch.hpp>
 #include <string_view>
@@ -57,7 +58,7 @@ int compile_piece_image(const PieceRequest& request) {
   auto printed = util::run(plan_args, as_called);
   if (!printed || !printed->ok())
     return image_failed("the driver's -### failed");
-  OffloadPlan plan = recognise_plan(parse_jobs(printed->err), call.targets, false);
+  OffloadPlan plan = recognise_plan(util::job_lines(printed->err), call.targets, false);
   if (plan.whole_reason.empty() && plan.driver != OffloadDriver::new_driver)
     plan.whole_reason = "not the new offload driver's plan";
   if (!plan.whole_reason.empty())
@@ -83,7 +84,7 @@ int compile_piece_image(const PieceRequest& request) {
     plan.wrapper, job_value(plan.packager, "-o"), package, scratch->file("device.hipfb")));
   if (!dry || !dry->ok())
     return image_failed("the linker wrapper's --dry-run failed");
-  WrapperJobs wrapper = recognise_wrapper_jobs(parse_dry_run(dry->err), call.targets);
+  WrapperJobs wrapper = recognise_wrapper_jobs(util::wrapper_lines(dry->err), call.targets);
   if (!wrapper.whole_reason.empty())
     return image_failed(wrapper.whole_reason);
   Job image = image_job_with(wrapper.image_jobs[target], bitcode, call.output);
