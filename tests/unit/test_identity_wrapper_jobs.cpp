@@ -22,7 +22,7 @@ TEST_CASE("split_wrapper_line: the program quoted, the arguments bare") {
   CHECK(util::split_wrapper_line(R"( "unterminated)").empty());
 }
 
-TEST_CASE("has_linker_wrapper tells the drivers apart from the plan") {
+TEST_CASE("linker_wrapper_of tells the drivers apart from the plan") {
   // clang 23, non-rdc -c: device cc1, llvm-offload-binary, the wrapper, host cc1 (abridged).
   auto new_driver = identity::parse_job_list(
     R"( "/p/clang-23" "-cc1" "-triple" "amdgcn-amd-amdhsa" "-emit-llvm-bc" "-o" "/t/k-gfx90a.o" "k.hip"
@@ -32,14 +32,14 @@ TEST_CASE("has_linker_wrapper tells the drivers apart from the plan") {
 )");
   REQUIRE(new_driver.jobs.size() == 4);
   CHECK(new_driver.jobs[1][0] == "/p/llvm-offload-binary");
-  CHECK(identity::has_linker_wrapper(new_driver.jobs));
+  CHECK(identity::linker_wrapper_of(new_driver.jobs) == "/p/clang-linker-wrapper");
   // The old driver: lld and the bundler in the plan itself.
   auto old_driver = identity::parse_job_list(
     R"( "/p/clang-21" "-cc1" "-triple" "amdgcn-amd-amdhsa" "-emit-obj" "-o" "/t/k-gfx90a.o" "k.hip"
  "/p/lld" "-flavor" "gnu" "-o" "/t/k-gfx90a.out" "/t/k-gfx90a.o"
  "/p/clang-offload-bundler" "-type=o" "-input=/dev/null" "-input=/t/k-gfx90a.out" "-output=/t/k.hipfb"
 )");
-  CHECK_FALSE(identity::has_linker_wrapper(old_driver.jobs));
+  CHECK(identity::linker_wrapper_of(old_driver.jobs).empty());
 }
 
 TEST_CASE("wrapper_programs: no wrapper in the plan, nothing to run") {

@@ -37,14 +37,6 @@ public:
   std::string_view sccache_backend() const override {
     return "";
   }
-
-  bool takes_attribute(std::string_view, std::string_view, std::string_view) const override {
-    return false;
-  }
-
-  std::string_view attribute_list(std::string_view) const override {
-    return "";
-  }
 };
 
 } // namespace

@@ -44,14 +44,6 @@ public:
   std::string_view sccache_backend() const override {
     return "WEBDAV";
   }
-
-  bool takes_attribute(std::string_view, std::string_view, std::string_view) const override {
-    return false;
-  }
-
-  std::string_view attribute_list(std::string_view) const override {
-    return "";
-  }
 };
 
 } // namespace

@@ -51,11 +51,15 @@ public:
   [[nodiscard]] virtual std::string_view sccache_backend() const = 0;
 
   // Whether sccache's store of SCHEME takes the attribute KEY[=VALUE] (beyond read-only and
-  // ca=), and the list of them for a message (", |cluster").
-  [[nodiscard]] virtual bool takes_attribute(std::string_view scheme,
-                                             std::string_view key,
-                                             std::string_view value) const = 0;
-  [[nodiscard]] virtual std::string_view attribute_list(std::string_view scheme) const = 0;
+  // ca=), and the list of them for a message (", |cluster"). By default: none.
+  [[nodiscard]] virtual bool takes_attribute(std::string_view /*scheme*/,
+                                             std::string_view /*key*/,
+                                             std::string_view /*value*/) const {
+    return false;
+  }
+  [[nodiscard]] virtual std::string_view attribute_list(std::string_view /*scheme*/) const {
+    return "";
+  }
 };
 
 // The kind of SCHEME's stores, or nullptr (store_table.cpp).

@@ -2,6 +2,7 @@
 #include <climits>
 #include <cstdlib>
 #include <filesystem>
+#include <map>
 #include <set>
 #include <shimctl/core/discovery.hpp>
 #include <shimctl/core/state_files.hpp>
@@ -123,15 +124,26 @@ util::Result<JobList> probe_plan(const std::string& prefix,
   return parse_job_list(run.out + "\n" + run.err);
 }
 
+// What each linker wrapper runs, by its path: hipcc's plan and clang's reach the same wrapper,
+// whose jobs are replayed once.
+using WrappersSeen = std::map<std::string, std::vector<std::string>>;
+
 // Every path JOBS make an input of: the programs (and what a linker wrapper among them runs),
 // hipcc's driver, the device libraries with the *.bc beside them, the config files with the *.cfg
 // beside them.
-std::vector<std::string> paths_of(const JobList& jobs, const util::RunOptions& options) {
+std::vector<std::string> paths_of(const JobList& jobs,
+                                  const util::RunOptions& options,
+                                  WrappersSeen& wrappers) {
   std::vector<std::string> paths;
   for (const auto& exe : jobs.executables)
     paths.push_back(locate(exe, jobs.installed_dir));
-  for (auto& program : wrapper_programs(jobs.jobs, options).programs)
-    paths.push_back(locate(program, jobs.installed_dir));
+  if (auto wrapper = linker_wrapper_of(jobs.jobs); !wrapper.empty()) {
+    auto seen = wrappers.find(wrapper);
+    if (seen == wrappers.end())
+      seen = wrappers.emplace(wrapper, wrapper_programs(jobs.jobs, options).programs).first;
+    for (const auto& program : seen->second)
+      paths.push_back(locate(program, jobs.installed_dir));
+  }
   if (!jobs.driver.empty())
     paths.push_back(locate(jobs.driver, jobs.installed_dir));
   std::set<std::string> dirs_done;
@@ -157,6 +169,7 @@ util::Result<JobInputs> probe_job_inputs(const std::string& prefix,
                                          const std::vector<std::string>& wrapped) {
   JobInputs result;
   std::set<std::string> files;
+  WrappersSeen wrappers;
   for (const auto& compiler : compilers) {
     if (compiler.family != "hipcc" && compiler.family != "clang")
       continue;
@@ -175,17 +188,17 @@ util::Result<JobInputs> probe_job_inputs(const std::string& prefix,
     if (!jobs->errors.empty())
       probed.first_error = jobs->errors.front();
     result.compilers.push_back(std::move(probed));
-    auto paths = paths_of(*jobs, options);
+    auto paths = paths_of(*jobs, options, wrappers);
 
     // The other driver, which a build may ask for: its programs are inputs too (clang 21's new
     // driver runs ld.lld where its old one runs lld; clang 23's old one runs no wrapper).
     auto other = probe_plan(prefix,
                             compiler,
                             options,
-                            has_linker_wrapper(jobs->jobs) ? "--no-offload-new-driver"
-                                                           : "--offload-new-driver");
+                            !linker_wrapper_of(jobs->jobs).empty() ? "--no-offload-new-driver"
+                                                                   : "--offload-new-driver");
     if (other && other->has_jobs() && other->errors.empty())
-      for (auto& path : paths_of(*other, options))
+      for (auto& path : paths_of(*other, options, wrappers))
         paths.push_back(std::move(path));
 
     for (const auto& path : paths)

@@ -46,8 +46,9 @@ void add_program(std::vector<std::string>& list, const std::string& item) {
 
 } // namespace
 
-bool has_linker_wrapper(const std::vector<JobArgs>& plan) {
-  return std::ranges::any_of(plan, is_wrapper);
+std::string linker_wrapper_of(const std::vector<JobArgs>& plan) {
+  auto wrapper = std::ranges::find_if(plan, is_wrapper);
+  return wrapper == plan.end() ? std::string() : (*wrapper)[0];
 }
 
 WrapperPrograms wrapper_programs(const std::vector<JobArgs>& plan,

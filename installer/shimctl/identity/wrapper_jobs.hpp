@@ -17,8 +17,9 @@ namespace shimctl::identity {
 
 using JobArgs = std::vector<std::string>;
 
-// Whether PLAN (one compile's `-###` jobs) hands the device link to clang-linker-wrapper.
-[[nodiscard]] bool has_linker_wrapper(const std::vector<JobArgs>& plan);
+// The clang-linker-wrapper PLAN (one compile's `-###` jobs) hands the device link to, as the plan
+// names it; "" when it has none (the old offload driver).
+[[nodiscard]] std::string linker_wrapper_of(const std::vector<JobArgs>& plan);
 
 struct WrapperPrograms {
   std::vector<std::string> programs; // every program the wrapper's jobs run, as they name them

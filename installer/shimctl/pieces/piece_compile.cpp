@@ -68,15 +68,6 @@ bool exists(const std::string& path) {
   return ::access(path.c_str(), F_OK) == 0;
 }
 
-// Runs the compiler itself (argv[0] as the caller named it).
-util::Result<util::RunResult> run_compiler(const PieceRequest& request,
-                                           std::vector<std::string> args) {
-  args.insert(args.begin(), request.real);
-  util::RunOptions options;
-  options.argv0 = request.argv[0];
-  return util::run(args, options);
-}
-
 std::string safe_name(std::string_view id) {
   std::string out(id);
   std::ranges::replace_if(

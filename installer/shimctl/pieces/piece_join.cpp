@@ -6,19 +6,6 @@
 
 namespace shimctl::pieces {
 
-namespace {
-
-// Runs the compiler itself (argv[0] as the caller named it).
-util::Result<util::RunResult> run_driver(const PieceRequest& request,
-                                         std::vector<std::string> args) {
-  args.insert(args.begin(), request.real);
-  util::RunOptions options;
-  options.argv0 = request.argv[0];
-  return util::run(args, options);
-}
-
-} // namespace
-
 std::string join_pieces(const PieceRequest& request,
                         const OffloadCall& call,
                         const OffloadPlan& plan,
@@ -36,7 +23,7 @@ std::string join_pieces(const PieceRequest& request,
       return "the packager failed";
     host.emplace_back("-Xclang");
     host.push_back("-fembed-offload-object=" + package);
-    auto host_run = run_driver(request, host);
+    auto host_run = run_compiler(request, host);
     if (!host_run || !host_run->ok())
       return "the host compile failed";
     messages += host_run->err;
@@ -76,7 +63,7 @@ std::string join_pieces(const PieceRequest& request,
       host.emplace_back(flag);
     host.push_back(bundle);
   }
-  auto host_run = run_driver(request, host);
+  auto host_run = run_compiler(request, host);
   if (!host_run || !host_run->ok())
     return "the host compile failed";
   messages += host_run->err;

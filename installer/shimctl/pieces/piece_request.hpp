@@ -1,5 +1,6 @@
 // A compile the shim hands to `shimctl compile-pieces`: what it runs, and what came of it.
 #pragma once
+#include <shimctl/util/process.hpp>
 #include <string>
 #include <vector>
 
@@ -12,6 +13,15 @@ struct PieceRequest {
   std::string compiler;          // the compiler as the cache tool runs it (the shim's path)
   std::vector<std::string> argv; // the call: argv[0] (the name clang reads), then its arguments
 };
+
+// Runs REQUEST's original compiler with ARGS (argv[0] as the caller named it: clang reads it).
+[[nodiscard]] inline util::Result<util::RunResult> run_compiler(const PieceRequest& request,
+                                                                std::vector<std::string> args) {
+  args.insert(args.begin(), request.real);
+  util::RunOptions options;
+  options.argv0 = request.argv[0];
+  return util::run(args, options);
+}
 
 struct PieceResult {
   bool split = false; // built from pieces: EXIT_CODE is the compile's
