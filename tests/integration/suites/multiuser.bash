@@ -94,7 +94,8 @@ hip_cmd() { echo "$P/llvm/bin/clang++ -x hip --offload-arch=gfx90a -c k.hip -o $
 # commands uncached (SHIMCTL_DISABLE=1) in its ref dir (the same relative names: the same CUID).
 compile_as() {
   local u=$1 out
-  out=$(as "$u" $(hip_cmd) 2>&1) || fail "$u's HIP compile failed: $out"
+  out=$(again_if_sccache_did_not_start "$(user_events_file "$u")" "$MU_ROOT/home-$u" as "$u" $(hip_cmd) 2>&1) ||
+    fail "$u's HIP compile failed: $out"
   out=$(as "$u" "$P/llvm/bin/clang" -c t.c -o t.o 2>&1) || fail "$u's C compile failed: $out"
   if [ ! -s "$MU_ROOT/ref-$u/k.o" ]; then
     runuser -u "$u" -- env -i PATH=/usr/bin:/bin HOME="$MU_ROOT/home-$u" SHIMCTL_DISABLE=1 sh -c \
@@ -130,11 +131,10 @@ server_owners() {
 }
 
 # user_events USER: that user's own events log of P (written where P's own is not writable).
-user_events() {
-  local name
-  name=$(printf '%s' "$P" | sed 's/%/%25/g; s|/|%2F|g')
-  cat "$MU_ROOT/home-$1/.cache/shimctl/events/$name" 2>/dev/null
+user_events_file() {
+  printf '%s/home-%s/.cache/shimctl/events/%s' "$MU_ROOT" "$1" "$(printf '%s' "$P" | sed 's/%/%25/g; s|/|%2F|g')"
 }
+user_events() { cat "$(user_events_file "$1")" 2>/dev/null; }
 
 rollback_restores_everything() {
   local out
