@@ -31,6 +31,8 @@
 #   grow      {A} through the shim into cache3 with SHIMCTL_PIECES=1 (a one-target compile is split
 #             only on request; untimed: the fill), then {A,B} through the shim
 #             against cache3 / uncached {A,B}
+# and after each of add, overlap and grow its floor: the new target's device code alone, uncached
+# (--cuda-device-only: C, C, B), what any per-target cache must still compile.
 # Each shim step's piece counts (hit, miss, split: the delta of CACHE/shimctl-pieces) go to
 # pieces.tsv; every shim object is cmp'ed with the uncached object of the same target set
 # (cold's with grow's uncached {A,B}). After the rounds, the whole hit: the last round's {A,B,C}
@@ -101,7 +103,7 @@ HIP
 }
 
 # compile DIR KERNEL NONCE TARGETS [NAME=VALUE...]: k.hip (new) and one compile in DIR by the
-# prefix's clang++ with ENV; prints its wall time in seconds.
+# prefix's clang++ with ENV (DEVICE_ONLY=1: --cuda-device-only); prints its wall time in seconds.
 compile() {
   local d=$1 k=$2 nonce=$3 targets=$4 t0 t1 a args=()
   shift 4
@@ -109,7 +111,8 @@ compile() {
   kernel "$k" "$nonce" >"$d/k.hip"
   for a in ${targets//,/ }; do args+=("--offload-arch=$a"); done
   t0=$(date +%s%N)
-  (cd "$d" && env "$@" "$P/$CLANG" -x hip -O2 "${args[@]}" -c k.hip -o k.o) >"$d/log" 2>&1 ||
+  (cd "$d" && env "$@" "$P/$CLANG" -x hip -O2 "${args[@]}" ${DEVICE_ONLY:+--cuda-device-only} -c k.hip -o k.o) \
+    >"$d/log" 2>&1 ||
     die "compile in $d failed: $(tail -5 "$d/log")"
   t1=$(date +%s%N)
   awk -v t="$((t1 - t0))" 'BEGIN { printf "%.3f", t / 1e9 }'
@@ -140,6 +143,13 @@ plain_step() {
   printf '%s\t%s\t%s\t%s\t%s\n' "$1" "$2" "$3" uncached "$(compile "$4" "$1" "$5" "$6" SHIMCTL_DISABLE=1)" >>"$W/times.tsv"
 }
 
+# floor_step KERNEL STEP ROUND DIR NONCE TARGET: the least any per-target scheme pays for STEP,
+# uncached: the device code of the one new target alone (--cuda-device-only, SHIMCTL_DISABLE=1).
+floor_step() {
+  printf '%s\t%s\t%s\t%s\t%s\n' "$1" "$2" "$3" floor \
+    "$(DEVICE_ONLY=1 compile "$4" "$1" "$5" "$6" SHIMCTL_DISABLE=1)" >>"$W/times.tsv"
+}
+
 # pair ROUND FIRST-CMD... -- SECOND-CMD...: both, the first one first in odd rounds.
 pair() {
   local r=$1 one=() two=()
@@ -168,15 +178,18 @@ one_round() {
   pair "$r" shim_step "$k" add "$r" "$d/add" "$d/cache1" "$n" "$A,$B,$C" -- \
     plain_step "$k" add "$r" "$d/add-u" "$n" "$A,$B,$C"
   same "$k" add "$r" "$d/add" "$d/add-u"
+  floor_step "$k" add "$r" "$d/add-f" "$n" "$C"
   # overlap: {B,C} against cache2 (cache1 as the cold step left it)
   pair "$r" shim_step "$k" overlap "$r" "$d/overlap" "$d/cache2" "$n" "$B,$C" -- \
     plain_step "$k" overlap "$r" "$d/overlap-u" "$n" "$B,$C"
   same "$k" overlap "$r" "$d/overlap" "$d/overlap-u"
+  floor_step "$k" overlap "$r" "$d/overlap-f" "$n" "$C"
   # grow: {A} into cache3, then {A,B}
   shim_step "$k" grow-fill "$r" "$d/grow-fill" "$d/cache3" "$n" "$A" SHIMCTL_PIECES=1 # one target: split on request
   pair "$r" shim_step "$k" grow "$r" "$d/grow" "$d/cache3" "$n" "$A,$B" -- \
     plain_step "$k" grow "$r" "$d/grow-u" "$n" "$A,$B"
   same "$k" grow "$r" "$d/grow" "$d/grow-u"
+  floor_step "$k" grow "$r" "$d/grow-f" "$n" "$B"
   same "$k" cold "$r" "$d/cold" "$d/grow-u"
 }
 

@@ -137,9 +137,12 @@ def report(info, stacks):
           f"Paired rounds ({info['rounds']} per kernel, a new source each round): wall seconds, medians over rounds; "
           "ratio: the median of the per-round ratios (p25-p75). Uncached: the same prefix's clang++ with "
           "`SHIMCTL_DISABLE=1`. Pieces: the shim side's counts per compile (CACHE/shimctl-pieces). cmp: the shim's "
-          "object against the reference's of the same target set.", "",
-          "| stack | kernel | step | shim s | reference s | shim / reference (p25-p75) | pieces | cmp |",
-          "|---|---|---|---|---|---|---|---|"]
+          "object against the reference's of the same target set. Floor: the new target's device code alone, "
+          "uncached (`--cuda-device-only`, measured in the same round): what any per-target cache must still "
+          "compile; floor / reference is the least ratio a cache can reach for that step.", "",
+          "| stack | kernel | step | shim s | reference s | shim / reference (p25-p75) | floor s | floor / reference "
+          "| pieces | cmp |",
+          "|---|---|---|---|---|---|---|---|---|---|"]
     for s in stacks:
         kernels = sorted({k for (k, _, _) in s["times"] if k}, key=lambda k: ("small", "heavy").index(k)
                          if k in ("small", "heavy") else 9)
@@ -151,9 +154,12 @@ def report(info, stacks):
                     continue
                 ratios = [a[x] / r[x] for x in a if x in r and r[x] > 0]
                 c = s["cmp"].get((k, step), [])
+                f = s["times"].get((k, step, "floor"), {})
+                floor_ratios = [f[x] / r[x] for x in f if x in r and r[x] > 0]
+                floor = f"{statistics.median(f.values()):.2f}" if f else "-"
                 L.append(f"| {s['stack']} | {k} | {what} | {statistics.median(a.values()):.2f} | "
-                         f"{statistics.median(r.values()):.2f} | {spread(ratios)} | {pieces_text(s['pieces'].get((k, step)))} | "
-                         f"{c.count('same')}/{len(c)} same |")
+                         f"{statistics.median(r.values()):.2f} | {spread(ratios)} | {floor} | {spread(floor_ratios)} | "
+                         f"{pieces_text(s['pieces'].get((k, step)))} | {c.count('same')}/{len(c)} same |")
     L += ["", "### A whole-object hit: pieces on / SHIMCTL_PIECES=0", "",
           f"The last round's {{A,B,C}} compile again (a hit in its cache), paired hyperfine rounds ({info['rounds']} "
           f"rounds, {info['hit_runs']} runs and a warm-up of each side per round, the order alternating): ms, "
