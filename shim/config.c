@@ -82,7 +82,7 @@ static const char* parse_line(const struct parser* p, char* line, unsigned linen
     case SHIMCTL_CACHE_KIND:
       if (strcmp(rest, SHIMCTL_CACHE_KIND_CCACHE) && strcmp(rest, SHIMCTL_CACHE_KIND_SCCACHE))
         return malformed(p, lineno, "unknown cache tool: ", rest);
-      config->cache_is_ccache = strcmp(rest, SHIMCTL_CACHE_KIND_CCACHE) == 0;
+      config->cache_kind = rest;
       return NULL;
     case SHIMCTL_SETENV:
     case SHIMCTL_APPENDENV: {
@@ -135,7 +135,7 @@ const char* shimctl_parse_config(struct shimctl_config* config,
   bool header_seen = false;
   config->state_dir = config->cache_path = config->identity_helper = NULL;
   config->pieces_helper = NULL;
-  config->cache_is_ccache = true;
+  config->cache_kind = SHIMCTL_CACHE_KIND_CCACHE;
   config->secrets_path = NULL;
   config->sccache_server = (struct shimctl_sccache_server){ NULL, NULL };
   config->count = 0;

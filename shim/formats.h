@@ -247,7 +247,7 @@ struct shimctl_config {
   const char* cache_path;                       /* never NULL once parsed */
   const char* identity_helper;                  /* NULL when there is none */
   const char* pieces_helper;                    /* NULL when there is none */
-  bool cache_is_ccache;                         /* cache-kind ccache (the default) */
+  const char* cache_kind;                       /* cache-kind: SHIMCTL_CACHE_KIND_* (ccache) */
   const char* secrets_path;                     /* NULL when there is no secrets line */
   struct shimctl_sccache_server sccache_server; /* transport NULL when there is no such line */
   size_t count;

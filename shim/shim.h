@@ -1,8 +1,10 @@
-/* The shim's own state and its system calls (sys.c), shared by main.c and identity_guard.c. */
+/* The shim's own state and what its files share: main.c decides, the others do one thing each
+ * (their sections below); cache_tool.h is the seam between the cache tools. */
 #ifndef SHIMCTL_SHIM_SHIM_H
 #define SHIMCTL_SHIM_SHIM_H
 
 #include "formats.h"
+#include "target_key.h"
 #include "text.h"
 
 #include <limits.h>
@@ -14,6 +16,11 @@
 #define STRICT_HINT " (SHIMCTL_STRICT=1; unset it to compile without the cache)"
 #define FINGERPRINT_KEY_LEN 32 /* hex digits of the fingerprint in the cache key */
 #define SHIM_MAX_ENV 32768     /* environment entries handed to the cache tool */
+#define MAX_ARGS 131072        /* arguments handed to the cache tool */
+/* Static arrays live in .bss: pages never touched cost nothing. Past these bounds the cache is
+ * skipped and the original compiler runs directly. */
+
+struct shim_cache_tool; /* cache_tool.h */
 
 struct shim {
   char self_path[PATH_MAX]; /* D/N: the shim's real path */
@@ -109,6 +116,73 @@ int passed_on_status(int status);
  * directory into OUT, after removing what earlier shims that were killed left there. False
  * when there is no private directory. */
 bool own_depfile_path(char out[PATH_MAX]);
+
+/* ---- cache_env.c: the cache tool's environment ------------------------------------------ */
+extern char* cache_env[SHIM_MAX_ENV];
+extern size_t cache_env_count;
+extern char active_entry[]; /* SHIMCTL_ACTIVE=1: a nested shim passes its call straight on */
+/* The identity snapshot keys this compile (main.c decides; the tool's identity_key_variable),
+ * by these FINGERPRINT_KEY_LEN digits (know_identity). */
+extern bool keyed_by_identity;
+extern char identity_key[FINGERPRINT_KEY_LEN + 1];
+/* Appends ENTRY (not terminated: the builder does that); false when full. */
+bool push_env(char* entry);
+/* Index of the first "NAME=" entry (NAME_LEN counts the '='), as getenv finds it; -1 if none. */
+long find_env(const char* name, size_t name_len);
+/* "NAME=OLD" + ":" + VALUE, in the shim's arena; NULL when full. */
+char* joined_value(const char* old_entry, const char* value);
+/* ENTRY with the target key appended, in the shim's arena; NULL when full. */
+char* with_target_key(const char* entry);
+/* The working directory, read once; NULL when unknown. */
+const char* current_dir(void);
+/* The build tree the compile runs in (find_build_root), looked up once; NULL when none. */
+const char* build_root(void);
+/* The base_dir ccache uses for this compile: the user's CCACHE_BASEDIR (NULL when set but
+ * empty), else the build tree's root. NULL: none. */
+const char* base_dir(void);
+/* environ + secrets + setenv defaults + appendenv + TOOL's own + SHIMCTL_ACTIVE=1, terminated.
+ * False when it does not fit. */
+bool build_cache_environment(const struct shim_cache_tool* tool);
+
+/* ---- call_key.c: the GPU target key of a call ------------------------------------------- */
+extern struct target_key target_key;
+/* Fills target_key for COMPILER called as CALL. False: the object depends on what cannot be
+ * keyed (a native target and no probe, a failed probe, a key too long): compile uncached. */
+bool build_target_key(const struct shimctl_compiler* compiler, struct call_traits call);
+
+/* ---- cache_args.c: the compile's arguments ---------------------------------------------- */
+extern char* cache_argv[MAX_ARGS];
+/* The compiler as the cache tool should run it: the path the caller used. */
+char* compiler_for_cache(char* argv0, const char* invoked, bool known);
+/* "-cuid=<value>" for CALL (formats.h), or NULL when the call gets none. */
+char* cuid_argument(const struct shimctl_compiler* compiler, const struct call_traits* call);
+/* ARGV with EXTRA appended (a static copy), or ARGV itself without EXTRA or when it does not fit.
+ */
+char** compile_arguments(int argc, char** argv, char* extra);
+/* cache_argv: the tool, COMPILER, ARGV's arguments and the shim's own depfile; false: too many. */
+bool build_cache_arguments(char** argv, char* compiler);
+
+/* ---- depend_mode.c: how ccache's depend mode meets a call ------------------------------- */
+enum depend_plan { DEPEND_AS_SET, DEPEND_OFF, DEPEND_OWN_FILE, DEPEND_UNCACHED };
+extern enum depend_plan depend_plan;
+extern char own_depfile[PATH_MAX]; /* DEPEND_OWN_FILE: its path */
+extern char nodepend_entry[];      /* CCACHE_NODEPEND=1 */
+extern char depend_mode_entry[];   /* CCACHE_DEPEND=1 */
+enum depend_plan plan_depend_mode(const struct shim_cache_tool* tool,
+                                  const struct shimctl_compiler* compiler,
+                                  const struct call_traits* call);
+
+/* ---- pieces_handoff.c: per-target pieces ------------------------------------------------ */
+/* Execs `shimctl compile-pieces` for a nested compile of the cache tool's miss when pieces
+ * apply; returns when they do not (the compile then runs whole). */
+void compile_pieces(const char* real,
+                    const struct shimctl_compiler* compiler,
+                    const struct call_traits* call,
+                    int argc,
+                    char** argv,
+                    char* for_cache);
+/* A piece's compile that the cache tool runs (a miss): marks SHIMCTL_PIECE_MARK. */
+void mark_piece_compiled(const struct call_traits* call);
 
 /* ---- identity_guard.c ------------------------------------------------------------------- */
 /* Puts the first FINGERPRINT_KEY_LEN digits of the toolchain's current fingerprint at KEY;

@@ -1,6 +1,7 @@
 /* Every system call the shim makes: finding itself, reading files, the parent check, running the
  * probe and the identity helper, events.log, stat checks, and the exec of the original. */
 #define _GNU_SOURCE
+#include "cache_tool.h"
 #include "shim.h"
 
 #include <errno.h>
@@ -371,7 +372,8 @@ void record_not_sent(enum shimctl_not_sent reason) {
   if (getenv("SHIMCTL_ACTIVE"))
     return;   /* a nested call: its caller's call is the one recorded */
   if (!log) { /* ccache's own stats log, as before measure had a log of its own */
-    log = shim.config.cache_is_ccache ? getenv("CCACHE_STATSLOG") : NULL;
+    const char* stats_log = shim_cache_tool()->stats_log;
+    log = stats_log ? getenv(stats_log) : NULL;
     name = shimctl_not_sent_stats_log_name(reason);
     if (!log || !log[0] || !name)
       return;

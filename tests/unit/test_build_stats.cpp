@@ -4,7 +4,8 @@
 #include <set>
 #include <shim/formats.h>
 #include <shimctl/build/build_stats.hpp>
-#include <shimctl/cache/cache_backend.hpp>
+#include <shimctl/cache/ccache_tool.hpp>
+#include <shimctl/cache/sccache_tool.hpp>
 #include <string>
 
 using namespace shimctl;
@@ -14,29 +15,29 @@ TEST_SUITE_BEGIN("build::measure");
 TEST_CASE(
   "ccache's stats log: ccache's own records only; an older shim's records are not ccache's") {
   std::map<std::string, std::uint64_t> not_sent;
-  auto c = build::parse_stats_log("# /src/a.c\n"
-                                  "direct_cache_hit\n"
-                                  "local_storage_hit\n"
-                                  "# /src/b.hip\n"
-                                  "cache_miss\n"
-                                  "direct_cache_miss\n"
-                                  "preprocessed_cache_miss\n"
-                                  "local_storage_miss\n"
-                                  "local_storage_write\n"
-                                  // an older shim's records, by ccache's counter names
-                                  "# shimctl-shim: ran without the cache\n"
-                                  "called_for_link\n"
-                                  "# /src/c.cpp\n"
-                                  "preprocessed_cache_hit\n"
-                                  "# shimctl-shim: ran without the cache\n"
-                                  "called_for_preprocessing\n"
-                                  "# shimctl-shim: ran without the cache\n"
-                                  "device_only_depfile\n"
-                                  "# /src/d.c\n"
-                                  "called_for_link\n" // ccache's own: it did see this link
-                                  "# k.cpp\n"
-                                  "no_input_file\n",
-                                  not_sent);
+  auto c = cache::parse_ccache_stats_log("# /src/a.c\n"
+                                         "direct_cache_hit\n"
+                                         "local_storage_hit\n"
+                                         "# /src/b.hip\n"
+                                         "cache_miss\n"
+                                         "direct_cache_miss\n"
+                                         "preprocessed_cache_miss\n"
+                                         "local_storage_miss\n"
+                                         "local_storage_write\n"
+                                         // an older shim's records, by ccache's counter names
+                                         "# shimctl-shim: ran without the cache\n"
+                                         "called_for_link\n"
+                                         "# /src/c.cpp\n"
+                                         "preprocessed_cache_hit\n"
+                                         "# shimctl-shim: ran without the cache\n"
+                                         "called_for_preprocessing\n"
+                                         "# shimctl-shim: ran without the cache\n"
+                                         "device_only_depfile\n"
+                                         "# /src/d.c\n"
+                                         "called_for_link\n" // ccache's own: it did see this link
+                                         "# k.cpp\n"
+                                         "no_input_file\n",
+                                         not_sent);
   CHECK(c.calls == 5);
   CHECK(c.hits == 2);
   CHECK(c.misses == 1);
@@ -48,7 +49,7 @@ TEST_CASE(
 }
 
 TEST_CASE("the shim's log: reasons it ran calls without the cache; the sccache servers it used") {
-  auto r = build::parse_measure_log(
+  const std::string log =
     "# shimctl-shim: ran without the cache\nlink\n"
     "# shimctl-shim: sccache\nmeasured /usr/bin/sccache SCCACHE_SERVER_UDS=/run/u/shimctl-run/"
     "sccache-0123456789abcdef.sock\n"
@@ -64,8 +65,12 @@ TEST_CASE("the shim's log: reasons it ran calls without the cache; the sccache s
     "# shimctl-shim: sccache\nmeasured /usr/bin/sccache SCCACHE_DIR=/x\n"
     "# shimctl-shim: sccache\nmeasured /usr/bin/sccache\n"
     "link\n"
-    "# shimctl-shim: ran without the cache\n");
-  CHECK(r.not_sent == std::map<std::string, std::uint64_t>{ { "link", 2 }, { "preprocess", 1 } });
+    "# shimctl-shim: ran without the cache\n";
+  CHECK(build::not_sent_in_measure_log(log) ==
+        std::map<std::string, std::uint64_t>{ { "link", 2 }, { "preprocess", 1 } });
+  struct {
+    std::vector<cache::SccacheServer> sccache_servers;
+  } r{ cache::sccache_servers_in_measure_log(log) };
   REQUIRE(r.sccache_servers.size() == 3);
   CHECK(r.sccache_servers[0].sccache == "/usr/bin/sccache");
   CHECK(r.sccache_servers[0].entry ==
@@ -90,7 +95,7 @@ TEST_CASE(
                      { "requests_unsupported_compiler", 0 },
                      { "non_cacheable_compilations", 1 },
                      { "compile_fails", 1 } };
-  auto c = build::sccache_counts(after, nullptr);
+  auto c = cache::sccache_build_counts(after, nullptr);
   CHECK(c.calls == 9);
   CHECK(c.hits == 4);
   CHECK(c.misses == 2);
@@ -105,7 +110,7 @@ TEST_CASE(
                       { "cache_misses", 2 },
                       { "requests_not_cacheable", 3 },
                       { "not_cached:-E", 2 } };
-  auto d = build::sccache_counts(after, &before);
+  auto d = cache::sccache_build_counts(after, &before);
   CHECK(d.calls == 4);
   CHECK(d.hits == 3);
   CHECK(d.misses == 0);

@@ -102,20 +102,20 @@ TEST_CASE("no empty value reaches the shim config") {
 TEST_CASE("sccache 0.4 has no remote storage; 0.17 takes Redis, WebDAV, S3, read-only") {
   auto s = sccache_settings("/cache/a");
   s.remote = "redis://127.0.0.1:6379";
-  auto refused = cache::check_remote(s);
+  auto refused = cache::tool_of(s).check_remote(s);
   REQUIRE_FALSE(refused.has_value());
   CHECK(refused.error().message.starts_with(
     "--remote: sccache 0.4.0-pre.6 has no remote storage (Debian's 0.4 build has none)"));
   s.version = "0.17.0";
-  CHECK(cache::check_remote(s).has_value());
+  CHECK(cache::tool_of(s).check_remote(s).has_value());
   s.remote_read_only = true;
-  CHECK(cache::check_remote(s).has_value());
+  CHECK(cache::tool_of(s).check_remote(s).has_value());
   s.remote = "http://127.0.0.1:8080/cache";
-  CHECK(cache::check_remote(s).has_value());
+  CHECK(cache::tool_of(s).check_remote(s).has_value());
   s.remote = "file:/c";
-  CHECK_FALSE(cache::check_remote(s).has_value());
+  CHECK_FALSE(cache::tool_of(s).check_remote(s).has_value());
   s.kind = "ccache";
-  CHECK(cache::check_remote(s).has_value());
+  CHECK(cache::tool_of(s).check_remote(s).has_value());
 }
 
 TEST_SUITE_END();

@@ -56,7 +56,7 @@ TEST_CASE("ccache: the credential only in the secrets file; the config keeps the
     auto env = cache::shim_environment(m.cache, m.fingerprint.sha256, {});
     for (const auto& d : env.defaults)
       CHECK(d.find("CCACHE_REMOTE_STORAGE") == std::string::npos);
-    CHECK(cache::secret_environment(m.cache, url) ==
+    CHECK(cache::tool_of(m.cache).secret_environment(m.cache, url) ==
           std::vector<std::string>{ "CCACHE_REMOTE_STORAGE=" + url });
   }
   SUBCASE("a shared cache and a read-only remote") {
@@ -67,10 +67,10 @@ TEST_CASE("ccache: the credential only in the secrets file; the config keeps the
     CHECK(std::find(env.defaults.begin(),
                     env.defaults.end(),
                     "CCACHE_REMOTE_STORAGE=file:/srv/shared|umask=002") != env.defaults.end());
-    auto lines = cache::secret_environment(m.cache, url);
+    auto lines = cache::tool_of(m.cache).secret_environment(m.cache, url);
     CHECK(lines == std::vector<std::string>{ "CCACHE_REMOTE_STORAGE=file:/srv/shared|umask=002 " +
                                              url + "|read-only" });
-    CHECK(cache::remote_url_of(m.cache, lines) == url);
+    CHECK(cache::tool_of(m.cache).remote_url_of(m.cache, lines) == url);
   }
   auto text = cache::render_shim_config(
     m, "llvm/bin", cache::shim_environment(m.cache, m.fingerprint.sha256, {}));
@@ -93,14 +93,15 @@ TEST_CASE("sccache: the store's settings and credential only in the secrets file
   auto env = cache::shim_environment(m.cache, m.fingerprint.sha256, {});
   for (const auto& d : env.defaults)
     CHECK(d.find("SCCACHE_REDIS") == std::string::npos);
-  auto lines = cache::secret_environment(m.cache, sccache_url);
+  auto lines = cache::tool_of(m.cache).secret_environment(m.cache, sccache_url);
   CHECK(lines == std::vector<std::string>{ "# remote=" + sccache_url,
                                            "SCCACHE_REDIS_ENDPOINT=redis://127.0.0.1:6379",
                                            "SCCACHE_REDIS_PASSWORD=S3cret" });
-  CHECK(cache::remote_url_of(m.cache, lines) == sccache_url);
-  CHECK(cache::remote_url_of(m.cache, {}) == std::nullopt);
+  CHECK(cache::tool_of(m.cache).remote_url_of(m.cache, lines) == sccache_url);
+  CHECK(cache::tool_of(m.cache).remote_url_of(m.cache, {}) == std::nullopt);
   // A secrets file written before issue 24.
-  CHECK(cache::remote_url_of(m.cache, { "SCCACHE_REDIS=" + sccache_url }) == sccache_url);
+  CHECK(cache::tool_of(m.cache).remote_url_of(m.cache, { "SCCACHE_REDIS=" + sccache_url }) ==
+        sccache_url);
 }
 
 TEST_CASE("tool_environment: the secrets win over the defaults, the caller's own over both") {

@@ -91,7 +91,7 @@ TEST_CASE("what render_shim_config writes the shim reads back exactly, for every
   CHECK(std::string(p.config->cache_path) == "/usr/bin/ccache");
   CHECK(std::string(p.config->identity_helper) == "/usr/bin/shimctl");
   CHECK(std::string(p.config->secrets_path) == "/opt/rocm/.shimctl/secrets");
-  CHECK(p.config->cache_is_ccache);
+  CHECK(std::string(p.config->cache_kind) == "ccache");
 
   std::vector<std::vector<std::string>> list;
   std::set<int> kinds;
@@ -166,7 +166,7 @@ TEST_CASE("sccache's config: cache-kind sccache") {
   m.cache.path = "/usr/bin/sccache";
   Parsed p(cache::render_shim_config(m, "bin", {}));
   REQUIRE_MESSAGE(p.problem == nullptr, p.problem);
-  CHECK_FALSE(p.config->cache_is_ccache);
+  CHECK(std::string(p.config->cache_kind) == "sccache");
   CHECK(p.config->identity_helper == nullptr);
 }
 
@@ -212,7 +212,7 @@ TEST_CASE("every directive kind: rendered, then read back with the same fields")
         CHECK(std::string(p.config->pieces_helper) == first);
         break;
       case SHIMCTL_CACHE_KIND:
-        CHECK_FALSE(p.config->cache_is_ccache);
+        CHECK(std::string(p.config->cache_kind) == "sccache");
         break;
       case SHIMCTL_SCCACHE_SERVER:
         CHECK(std::string(p.config->sccache_server.transport) == first);

@@ -85,7 +85,7 @@ util::Result<CacheTarget> cache_target(const core::Context& context,
                 m.cache.kind);
   util::RunOptions run;
   run.env = tool_environment(shim_environment(m.cache, m.fingerprint.sha256, identity_paths(m)));
-  target.cache_dir = cache_location(m.cache, run);
+  target.cache_dir = tool_of(m.cache).cache_location(m.cache, run);
   if (target.cache_dir.empty() || target.cache_dir.front() != '/')
     return fail("cannot tell where {} keeps its cache ('{} --get-config cache_dir' failed)",
                 m.cache.path,

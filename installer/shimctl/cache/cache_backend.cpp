@@ -99,17 +99,4 @@ std::map<std::string, std::optional<std::string>> tool_environment(const ShimEnv
   return out;
 }
 
-util::Status check_remote(const core::CacheSettings& settings) {
-  return tool_of(settings).check_remote(settings);
-}
-
-util::Result<CacheStats> read_stats(const core::CacheSettings& settings,
-                                    const util::RunOptions& options) {
-  return tool_of(settings).read_stats(settings, options);
-}
-
-std::string cache_location(const core::CacheSettings& settings, const util::RunOptions& options) {
-  return tool_of(settings).cache_location(settings, options);
-}
-
 } // namespace shimctl::cache

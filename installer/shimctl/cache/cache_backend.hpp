@@ -1,6 +1,5 @@
-// The cache tool of a prefix: finding it, the environment the shim gives it,
-// and what shimctl asks of it (remote check, statistics, location), each
-// answered by its cache::Tool (tool.hpp).
+// The cache tool of a prefix: finding it, the environment the shim gives it, and the
+// environment shimctl's own calls of it use (the rest is asked of its cache::Tool, tool.hpp).
 #pragma once
 
 #include <map>
@@ -32,16 +31,5 @@ namespace shimctl::cache {
 // caller's own settings taking precedence.
 [[nodiscard]] std::map<std::string, std::optional<std::string>> tool_environment(
   const ShimEnvironment& env);
-
-// Refuses remote settings SETTINGS' tool cannot honour (Tool::check_remote).
-[[nodiscard]] util::Status check_remote(const core::CacheSettings& settings);
-
-// Counters of the cache the tool uses under OPTIONS (Tool::read_stats).
-[[nodiscard]] util::Result<CacheStats> read_stats(const core::CacheSettings& settings,
-                                                  const util::RunOptions& options);
-
-// Where the cache keeps its files for this settings/environment.
-[[nodiscard]] std::string cache_location(const core::CacheSettings& settings,
-                                         const util::RunOptions& options);
 
 } // namespace shimctl::cache

@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <cstdlib>
 #include <shimctl/cache/ccache_tool.hpp>
 #include <shimctl/cache/max_size.hpp>
 #include <shimctl/cache/remote_url.hpp>
@@ -158,6 +159,11 @@ public:
 
   std::string cache_location(const core::CacheSettings& settings,
                              const util::RunOptions& options) const override {
+    auto it = options.env.find("CCACHE_DIR"); // ccache's own first rule: no run needed
+    if (it != options.env.end() && it->second && !it->second->empty())
+      return *it->second;
+    if (const char* dir = std::getenv("CCACHE_DIR"); dir && *dir && it == options.env.end())
+      return dir;
     auto r = util::run({ settings.path, "--get-config", "cache_dir" }, options);
     if (r && r->ok())
       return util::first_line(r->out);
@@ -196,6 +202,38 @@ public:
   std::size_t stop_started(const std::string& /*state_dir*/,
                            const core::CacheSettings& /*settings*/) const override {
     return 0; // ccache runs in the compile's own process: nothing outlives it
+  }
+  util::Result<std::unique_ptr<BuildWatch>> watch_build() const override {
+    return ccache_build_watch();
+  }
+  bool counts_pieces() const override {
+    return false;
+  }
+
+  void piece_environment(util::EnvChanges& env) const override {
+    env["CCACHE_DISABLE"] = std::nullopt;  // ccache's, for the compiler it runs (the shim)
+    env["CCACHE_STATSLOG"] = std::nullopt; // measure's: pieces are recorded apart
+  }
+  std::string key_apart(std::string_view key, util::EnvChanges& env) const override {
+    const char* check = std::getenv("CCACHE_COMPILERCHECK");
+    if (!check || !std::string_view(check).starts_with("string:"))
+      return "ccache's compiler check is not shimctl's string";
+    env["CCACHE_COMPILERCHECK"] = std::string(check).append(key);
+    return {};
+  }
+  std::string compiler_key() const override {
+    const char* check = std::getenv("CCACHE_COMPILERCHECK");
+    return check ? check : "";
+  }
+  unsigned file_umask() const override {
+    const char* umask = std::getenv("CCACHE_UMASK");
+    return umask && *umask ? static_cast<unsigned>(std::strtoul(umask, nullptr, 8) & 0777) : 022;
+  }
+  bool caches_host_half() const override {
+    return true;
+  }
+  bool runs_a_jobserver() const override {
+    return false;
   }
 };
 

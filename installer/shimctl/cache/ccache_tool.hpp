@@ -3,7 +3,9 @@
 // CCACHE_REMOTE_STORAGE, statistics from --print-stats, hits from its debug log.
 #pragma once
 
+#include <map>
 #include <optional>
+#include <shimctl/cache/build_watch.hpp>
 #include <shimctl/cache/tool.hpp>
 #include <string>
 
@@ -26,5 +28,13 @@ struct CcacheLogOutcome {
   std::string why; // empty for a hit
 };
 [[nodiscard]] CcacheLogOutcome ccache_log_outcome(const std::string& log);
+
+// ccache's stats log ("# <input>" then one counter per line): ccache's counts. Records an older
+// shim wrote there ("# shimctl-shim: ran without the cache", then ccache's counter name of the
+// reason) go to NOT_SENT under the shim's names, never to ccache's counts.
+[[nodiscard]] BuildCounts parse_ccache_stats_log(const std::string& text,
+                                                 std::map<std::string, std::uint64_t>& not_sent);
+// ccache's watch of one build (ccache_build_watch.cpp).
+[[nodiscard]] util::Result<std::unique_ptr<BuildWatch>> ccache_build_watch();
 
 } // namespace shimctl::cache

@@ -281,6 +281,34 @@ public:
                            const core::CacheSettings& settings) const override {
     return stop_sccache_servers(state_dir, settings.path);
   }
+  util::Result<std::unique_ptr<BuildWatch>> watch_build() const override {
+    return sccache_build_watch();
+  }
+  bool counts_pieces() const override {
+    return true;
+  }
+
+  void piece_environment(util::EnvChanges& /*env*/) const override {}
+  std::string key_apart(std::string_view key, util::EnvChanges& env) const override {
+    const char* buster = std::getenv("SCCACHE_C_CUSTOM_CACHE_BUSTER");
+    env["SCCACHE_C_CUSTOM_CACHE_BUSTER"] = std::string(buster ? buster : "").append(key);
+    return {};
+  }
+  std::string compiler_key() const override {
+    const char* buster = std::getenv("SCCACHE_C_CUSTOM_CACHE_BUSTER");
+    return buster ? buster : "";
+  }
+  unsigned file_umask() const override {
+    return 022;
+  }
+  bool caches_host_half() const override {
+    // sccache 0.17 caches no compile with -Xclang -fcuda-include-gpubinary ("Can't handle
+    // UnknownFlag arguments with -Xclang"): a host half would compile every time.
+    return false;
+  }
+  bool runs_a_jobserver() const override {
+    return true;
+  }
 };
 
 } // namespace

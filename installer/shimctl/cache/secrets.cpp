@@ -28,16 +28,6 @@ std::optional<std::string> set_remote(core::CacheSettings& settings,
   return settings.remote_secret ? url : std::nullopt;
 }
 
-std::vector<std::string> secret_environment(const core::CacheSettings& settings,
-                                            const std::string& remote_url) {
-  return tool_of(settings).secret_environment(settings, remote_url);
-}
-
-std::optional<std::string> remote_url_of(const core::CacheSettings& settings,
-                                         const std::vector<std::string>& lines) {
-  return tool_of(settings).remote_url_of(settings, lines);
-}
-
 std::string secrets_path(const std::string& prefix) {
   return fmt::format("{}/{}/{}", prefix, core::state_dir_name, core::secrets_file);
 }

@@ -26,19 +26,9 @@ inline constexpr mode_t shared_secrets_mode = 0640; // with --shared-cache --gro
 [[nodiscard]] std::optional<std::string> set_remote(core::CacheSettings& settings,
                                                     const std::optional<std::string>& url);
 
-// The secrets file's NAME=VALUE lines for SETTINGS whose remote is REMOTE_URL in full:
-// each tool's own (cache::Tool::secret_environment).
-[[nodiscard]] std::vector<std::string> secret_environment(const core::CacheSettings& settings,
-                                                          const std::string& remote_url);
-
 // The value of NAME among the secrets file's LINES (NAME=VALUE); nullopt when absent.
 [[nodiscard]] std::optional<std::string> secret_value(const std::vector<std::string>& lines,
                                                       std::string_view name);
-
-// The remote URL in full that secret_environment(SETTINGS, URL) turned into LINES; nullopt when
-// LINES carry none.
-[[nodiscard]] std::optional<std::string> remote_url_of(const core::CacheSettings& settings,
-                                                       const std::vector<std::string>& lines);
 
 // PREFIX/.shimctl/secrets, absolute (the shim config's secrets line).
 [[nodiscard]] std::string secrets_path(const std::string& prefix);

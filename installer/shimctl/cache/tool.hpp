@@ -13,6 +13,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <shimctl/cache/build_watch.hpp>
 #include <shimctl/core/manifest.hpp>
 #include <shimctl/util/error.hpp>
 #include <shimctl/util/process.hpp>
@@ -160,6 +161,32 @@ public:
   // when the prefix is rolled back; returns how many it stopped.
   virtual std::size_t stop_started(const std::string& state_dir,
                                    const core::CacheSettings& settings) const = 0;
+
+  // Watches one build for its counts (`shimctl measure`, build_watch.hpp).
+  [[nodiscard]] virtual util::Result<std::unique_ptr<BuildWatch>> watch_build() const = 0;
+  // Its counts of a build include the compiles of per-target pieces (ccache's pieces run
+  // outside the build's stats log: piece_environment).
+  [[nodiscard]] virtual bool counts_pieces() const = 0;
+
+  // ---- a HIP object from one cached compile per GPU target (pieces/) ----
+  // What each piece's compile through this tool changes in the shim's environment (ccache: its
+  // disable switch and measure's stats log are the whole compile's, not the piece's).
+  virtual void piece_environment(util::EnvChanges& env) const = 0;
+  // Keys a compile apart from one of the same arguments by appending KEY to what the tool keys
+  // the compiler by (ccache's compiler-check string, sccache's cache buster) in ENV: "" or why not.
+  [[nodiscard]] virtual std::string key_apart(std::string_view key,
+                                              util::EnvChanges& env) const = 0;
+  // What it keys the compiler by in this process's environment (ccache's compiler-check string,
+  // sccache's cache buster): a check of the compiler's output is valid as long as this is.
+  [[nodiscard]] virtual std::string compiler_key() const = 0;
+  // The umask it makes its files in its cache directory with (ccache: CCACHE_UMASK, which a
+  // group's shared cache sets); files written beside them use it too.
+  [[nodiscard]] virtual unsigned file_umask() const = 0;
+  // It caches a host compile that embeds a fatbin (-Xclang -fcuda-include-gpubinary).
+  [[nodiscard]] virtual bool caches_host_half() const = 0;
+  // It runs compiles under a jobserver of its own: a compile that runs pieces through it hands
+  // its slot back while they run (pieces/lent_slot.hpp).
+  [[nodiscard]] virtual bool runs_a_jobserver() const = 0;
 };
 
 // The tools this shimctl knows, in --help order; the first is the default.

@@ -5,6 +5,7 @@
 // driver's image (SHIMCTL_PIECE_IMAGE=1) makes that image or fails, never runs whole.
 #include <cstring>
 #include <fmt/format.h>
+#include <shimctl/cache/tool.hpp>
 #include <shimctl/cli/command_table.hpp>
 #include <shimctl/pieces/piece_compile.hpp>
 #include <shimctl/pieces/piece_counts.hpp>
@@ -35,7 +36,11 @@ int run_compile_pieces(int argc, char** argv) {
   }
   pieces::PieceRequest request;
   request.cache_tool = argv[2];
-  request.ccache = std::strcmp(argv[3], "ccache") == 0;
+  request.tool = cache::tool_named(argv[3]);
+  if (!request.tool) { // the shim's config names the kind: an older or newer shimctl's shim
+    fmt::print(stderr, "shimctl: compile-pieces: no cache tool called '{}'\n", argv[3]);
+    run_whole(argv[4], argv + 7);
+  }
   request.real = argv[4];
   request.compiler = argv[5];
   request.argv.assign(argv + 7, argv + argc);

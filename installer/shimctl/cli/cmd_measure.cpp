@@ -31,7 +31,7 @@ std::uint64_t total_of(const std::map<std::string, std::uint64_t>& counts) {
   return total;
 }
 
-nlohmann::json counts_json(const build::ToolCounts& c) {
+nlohmann::json counts_json(const cache::BuildCounts& c) {
   return { { "calls", c.calls },
            { "compiles", c.compiles() },
            { "hits", c.hits },

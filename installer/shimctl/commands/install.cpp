@@ -146,7 +146,7 @@ util::Result<InstallPlan> plan_install(const Context& context,
   auto remote_url = cache::set_remote(cache, options.remote);
   cache.remote_read_only =
     options.remote_read_only || (options.remote && cache::names_read_only(*options.remote));
-  TRY(cache::check_remote(cache));
+  TRY(cache::tool_of(cache).check_remote(cache));
   if (options.shared_cache || options.shared_group) {
     TRY_ASSIGN(auto shared, shared_cache_settings(options));
     cache.dir = shared.dir.empty() ? *options.shared_cache : shared.dir;
@@ -157,7 +157,8 @@ util::Result<InstallPlan> plan_install(const Context& context,
   std::optional<Step> secret;
   if (remote_url) {
     TRY_ASSIGN(cache.secret_id, util::random_hex(secret_id_digits));
-    TRY_ASSIGN(secret, secret_step(cache, cache::secret_environment(cache, *remote_url)));
+    TRY_ASSIGN(secret,
+               secret_step(cache, cache::tool_of(cache).secret_environment(cache, *remote_url)));
   }
   if (session.shim_bytes.empty()) { // a dry run on a prefix without state: not read yet
     TRY_ASSIGN(session.shim_bytes, read_shim_binary(context));

@@ -179,7 +179,8 @@ util::Status check_install_options(const Context& context, const InstallOptions&
     TRY(tool_kind->check_remote_url(tool, *options.remote));
     tool.remote = util::redact_credentials(*options.remote);
     tool.remote_read_only = options.remote_read_only;
-    TRY(cache::check_remote(tool)); // what the tool cannot honour (sccache: read-only)
+    TRY(
+      cache::tool_of(tool).check_remote(tool)); // what the tool cannot honour (sccache: read-only)
   }
   if (options.cache_dir)
     TRY(check_directory("--cache-dir", *options.cache_dir));

@@ -55,7 +55,7 @@ std::optional<std::string> installed_remote(const Manifest& m, const cache::Secr
     return m.cache.remote;
   if (secrets.state != cache::SecretsFile::State::read)
     return std::nullopt;
-  return cache::remote_url_of(m.cache, secrets.lines);
+  return cache::tool_of(m.cache).remote_url_of(m.cache, secrets.lines);
 }
 
 std::string remote_text(const CacheSettings& cache) {
@@ -97,7 +97,7 @@ util::Status remote_change(const InstallOptions& o,
   auto full = cache::set_remote(r.cache, url);
   std::optional<std::vector<std::string>> lines;
   if (full)
-    lines = cache::secret_environment(r.cache, *full);
+    lines = cache::tool_of(r.cache).secret_environment(r.cache, *full);
   bool file_changes =
     lines ? secrets.state != cache::SecretsFile::State::read || secrets.lines != *lines
           : secrets.state != cache::SecretsFile::State::absent;
@@ -180,7 +180,7 @@ util::Result<Reconfiguration> requested_reconfiguration(const InstallOptions& o,
   }
   TRY(remote_change(o, m, secrets, r));
   if (!r.changes.empty())
-    TRY(cache::check_remote(r.cache));
+    TRY(cache::tool_of(r.cache).check_remote(r.cache));
   return r;
 }
 

@@ -110,8 +110,8 @@ util::Result<StatusReport> status(const Context& context,
   }
   util::RunOptions options;
   options.env = cache::tool_environment(report.environment);
-  report.cache_location = cache::cache_location(m.cache, options);
-  if (auto stats = cache::read_stats(m.cache, options))
+  report.cache_location = cache::tool_of(m.cache).cache_location(m.cache, options);
+  if (auto stats = cache::tool_of(m.cache).read_stats(m.cache, options))
     report.stats = *stats;
   if (report.cache_location.starts_with("/"))
     report.pieces = pieces::read_counts(report.cache_location);

@@ -83,9 +83,7 @@ std::string changed_section(const std::string& half, const std::string& out) {
 } // namespace
 
 std::string host_half_objcopy(const PieceRequest& request, const OffloadCall& call) {
-  // sccache 0.17 caches no compile with -Xclang -fcuda-include-gpubinary ("Can't handle
-  // UnknownFlag arguments with -Xclang"): its host half would compile every time.
-  if (!call.host_half_reason.empty() || !request.ccache)
+  if (!call.host_half_reason.empty() || !request.tool->caches_host_half())
     return {};
   auto slash = request.real.rfind('/');
   if (slash == std::string::npos)

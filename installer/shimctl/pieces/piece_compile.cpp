@@ -39,29 +39,21 @@ PieceResult whole(std::string why) {
   return PieceResult{ false, 0, std::move(why) };
 }
 
-// The directory the counters go to: the cache tool's.
+// The directory the counters go to: the cache tool's (only an absolute one).
 std::string cache_dir_of(const PieceRequest& request) {
-  if (!request.ccache) {
-    if (auto dir = env_or("SCCACHE_DIR"); !dir.empty())
-      return dir;
-    char home[4096];
-    size_t len = shimctl_user_cache_home(
-      home, sizeof home, std::getenv("XDG_CACHE_HOME"), std::getenv("HOME"));
-    return len && len < sizeof home ? std::string(home, len) + "/sccache" : std::string();
-  }
-  if (auto dir = env_or("CCACHE_DIR"); !dir.empty())
-    return dir;
-  auto run = util::run({ request.cache_tool, "-k", "cache_dir" });
-  return run && run->ok() ? util::first_line(run->out) : std::string();
+  core::CacheSettings settings;
+  settings.path = request.cache_tool;
+  std::string dir = request.tool->cache_location(settings, {});
+  return dir.starts_with('/') ? dir : std::string();
+}
+
+void add_counts_of(const PieceRequest& request, const PieceCounts& counts) {
+  add_counts(cache_dir_of(request), request.tool->file_umask(), counts);
 }
 
 bool same_bytes(const std::string& a, const std::string& b) {
   auto ha = util::sha256_file(a), hb = util::sha256_file(b);
   return ha && hb && *ha == *hb;
-}
-
-std::string_view tool_name(const PieceRequest& request) {
-  return request.ccache ? SHIMCTL_CACHE_KIND_CCACHE : SHIMCTL_CACHE_KIND_SCCACHE;
 }
 
 bool exists(const std::string& path) {
@@ -91,7 +83,7 @@ std::size_t concurrency(std::size_t pieces) {
   return std::clamp<std::size_t>(idle > 0 ? static_cast<std::size_t>(idle) : 1, 1, pieces);
 }
 
-using EnvChanges = std::map<std::string, std::optional<std::string>>;
+using util::EnvChanges;
 
 // Runs each non-empty ARGS[i] (a piece through the cache tool, MARKS[i] its mark, ENVS[i] its
 // environment's changes) and returns the results in the same order; CONCURRENCY at once.
@@ -113,10 +105,7 @@ std::vector<util::Result<util::RunResult>> run_pieces(
       util::RunOptions options;
       options.env = envs[i];
       options.env["SHIMCTL_PIECE_MARK"] = marks[i];
-      if (request.ccache) {
-        options.env["CCACHE_DISABLE"] = std::nullopt;  // ccache's, for the compiler it runs (us)
-        options.env["CCACHE_STATSLOG"] = std::nullopt; // measure's: pieces are recorded apart
-      }
+      request.tool->piece_environment(options.env);
       results[i] = util::run(args[i], options);
     }
   };
@@ -168,16 +157,7 @@ std::string plan_kind(const OffloadPlan& plan) {
 // same arguments (whose object differs). "" or why not.
 std::string image_piece_env(const PieceRequest& request, EnvChanges& env) {
   env[piece_image_env] = "1";
-  if (!request.ccache) {
-    env["SCCACHE_C_CUSTOM_CACHE_BUSTER"] =
-      env_or("SCCACHE_C_CUSTOM_CACHE_BUSTER") + piece_image_key;
-    return {};
-  }
-  std::string check = env_or("CCACHE_COMPILERCHECK");
-  if (!check.starts_with("string:"))
-    return "ccache's compiler check is not shimctl's string";
-  env["CCACHE_COMPILERCHECK"] = check + piece_image_key;
-  return {};
+  return request.tool->key_apart(piece_image_key, env);
 }
 
 // The object from pieces, or why not.
@@ -215,7 +195,7 @@ PieceResult split_compile_of(const PieceRequest& request) {
     plan.bundle_inputs = plan.package_images; // the packager's images, in its order
   }
 
-  auto verdict_at = verdict_place(request.real, plan_kind(plan));
+  auto verdict_at = verdict_place(request.tool->compiler_key(), request.real, plan_kind(plan));
   if (verdict_at.home.empty())
     return whole("no cache home to record the pieces' check in");
   std::string verdict = read_verdict(verdict_at);
@@ -229,8 +209,9 @@ PieceResult split_compile_of(const PieceRequest& request) {
   if (!call.rdc)
     host_half.objcopy = host_half_objcopy(request, call);
   if (!host_half.objcopy.empty()) {
-    host_verdict_at =
-      verdict_place(request.real, plan_kind(plan) + host_half_verdict_kind(host_half.objcopy));
+    host_verdict_at = verdict_place(request.tool->compiler_key(),
+                                    request.real,
+                                    plan_kind(plan) + host_half_verdict_kind(host_half.objcopy));
     host_verdict = read_verdict(host_verdict_at);
     if (host_verdict != "differ")
       host_half.file = scratch->file("host-half.o");
@@ -240,10 +221,12 @@ PieceResult split_compile_of(const PieceRequest& request) {
   PieceCounts counts;
   std::string messages; // the pieces' and the host's stderr, in the one-step order
   std::vector<std::string> piece_files(plan.bundle_inputs.size());
-  // sccache: this compile's slot goes back to the server while its pieces compile there.
-  auto slot = request.ccache ? std::nullopt : LentSlot::lend(env_or("CARGO_MAKEFLAGS"));
-  if (!request.ccache && !slot)
-    return whole("sccache names no jobserver slot to lend while the pieces compile");
+  // A tool with a jobserver of its own: this compile's slot goes back while its pieces run there.
+  bool lends = request.tool->runs_a_jobserver();
+  auto slot = lends ? LentSlot::lend(env_or("CARGO_MAKEFLAGS")) : std::nullopt;
+  if (lends && !slot)
+    return whole(fmt::format("{} names no jobserver slot to lend while the pieces compile",
+                             request.tool->name()));
   // One compile per target through the cache tool, as many at once as there are idle CPUs.
   std::size_t halves = host_half.file.empty() ? 0 : 1; // the host half: the last entry
   std::vector<std::vector<std::string>> piece_args(plan.bundle_inputs.size() + halves);
@@ -282,7 +265,7 @@ PieceResult split_compile_of(const PieceRequest& request) {
     counts[std::string(hit ? piece_hit : piece_miss)]++;
     trace(fmt::format("piece {} {}", id, hit ? "hit" : "miss (compiled)"));
     if (!log.empty())
-      record_for_measure(log, hit ? piece_hit : piece_miss, id, tool_name(request));
+      record_for_measure(log, hit ? piece_hit : piece_miss, id, request.tool->name());
   }
 
   if (halves) {
@@ -293,7 +276,7 @@ PieceResult split_compile_of(const PieceRequest& request) {
     counts[std::string(hit ? host_hit : host_miss)]++;
     trace(fmt::format("host half {}", hit ? "hit" : "miss (compiled)"));
     if (!log.empty())
-      record_for_measure(log, hit ? host_hit : host_miss, "host", tool_name(request));
+      record_for_measure(log, hit ? host_hit : host_miss, "host", request.tool->name());
   }
 
   if (slot)
@@ -326,12 +309,12 @@ PieceResult split_compile_of(const PieceRequest& request) {
                       : reassembled ? "DIFFERENT: the host compiles with the object from now on"
                                     : "DIFFERENT: compiles run whole from now on"));
     if (!same) {
-      add_counts(cache_dir_of(request), counts);
+      add_counts_of(request, counts);
       return whole("the split object differed from the one-step compile");
     }
   }
   counts[std::string(split_compile)]++;
-  add_counts(cache_dir_of(request), counts);
+  add_counts_of(request, counts);
   trace(fmt::format("object from {} pieces", call.targets.size()));
   std::fwrite(messages.data(), 1, messages.size(), stderr);
   return PieceResult{ true, 0, {} };
@@ -342,9 +325,9 @@ PieceResult split_compile_of(const PieceRequest& request) {
 PieceResult compile_from_pieces(const PieceRequest& request) {
   PieceResult result = split_compile_of(request);
   if (!result.split) { // counted where the pieces are kept
-    add_counts(cache_dir_of(request), { { std::string(whole_compile), 1 } });
+    add_counts_of(request, { { std::string(whole_compile), 1 } });
     if (auto log = env_or(SHIMCTL_MEASURE_LOG); !log.empty())
-      record_for_measure(log, whole_compile, "-", tool_name(request));
+      record_for_measure(log, whole_compile, "-", request.tool->name());
   }
   return result;
 }

@@ -34,16 +34,13 @@ std::uint64_t count_of(const PieceCounts& counts, std::string_view name) {
   return it == counts.end() ? 0 : it->second;
 }
 
-void add_counts(const std::string& cache_dir, const PieceCounts& add) {
+void add_counts(const std::string& cache_dir, unsigned umask, const PieceCounts& add) {
   if (cache_dir.empty())
     return;
   std::string path = fmt::format("{}/{}", cache_dir, counts_file_name);
-  // Readable like the cache's own files; in a group's shared cache (CCACHE_UMASK, as ccache
-  // makes its files there) writable by the group too.
-  const char* ccache_umask = std::getenv("CCACHE_UMASK");
-  mode_t old_umask = ::umask(ccache_umask && *ccache_umask
-                               ? static_cast<mode_t>(std::strtoul(ccache_umask, nullptr, 8) & 0777)
-                               : 022);
+  // Made as the cache tool makes its own files there (UMASK): in a group's shared cache,
+  // writable by the group too.
+  mode_t old_umask = ::umask(static_cast<mode_t>(umask & 0777));
   int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0666);
   ::umask(old_umask);
   if (fd < 0)

@@ -32,9 +32,9 @@ inline constexpr std::string_view host_miss = "host_miss";           // a host h
 // NAME's count in COUNTS (0 when absent).
 [[nodiscard]] std::uint64_t count_of(const PieceCounts& counts, std::string_view name);
 
-// Adds ADD to the counts in CACHE_DIR's file (locked; created 0644, or as CCACHE_UMASK says);
-// best effort.
-void add_counts(const std::string& cache_dir, const PieceCounts& add);
+// Adds ADD to the counts in CACHE_DIR's file (locked; created with UMASK, the cache tool's:
+// cache::Tool::file_umask); best effort.
+void add_counts(const std::string& cache_dir, unsigned umask, const PieceCounts& add);
 // The counts in CACHE_DIR's file (empty when there is none).
 [[nodiscard]] PieceCounts read_counts(const std::string& cache_dir);
 // The counts of measure's log TEXT (its "# shimctl-pieces" records), of TOOL's pieces only

@@ -1,5 +1,6 @@
 // A compile the shim hands to `shimctl compile-pieces`: what it runs, and what came of it.
 #pragma once
+#include <shimctl/cache/tool.hpp>
 #include <shimctl/util/process.hpp>
 #include <string>
 #include <vector>
@@ -7,11 +8,11 @@
 namespace shimctl::pieces {
 
 struct PieceRequest {
-  std::string cache_tool;        // ccache or sccache, as the shim's config names it
-  bool ccache = true;            // the tool is ccache (else sccache)
-  std::string real;              // the original compiler
-  std::string compiler;          // the compiler as the cache tool runs it (the shim's path)
-  std::vector<std::string> argv; // the call: argv[0] (the name clang reads), then its arguments
+  std::string cache_tool;            // the cache tool's path, as the shim's config names it
+  const cache::Tool* tool = nullptr; // what it is (never null in a request)
+  std::string real;                  // the original compiler
+  std::string compiler;              // the compiler as the cache tool runs it (the shim's path)
+  std::vector<std::string> argv;     // the call: argv[0] (the name clang reads), then its arguments
 };
 
 // Runs REQUEST's original compiler with ARGS (argv[0] as the caller named it: clang reads it).

@@ -13,24 +13,17 @@ namespace {
 
 constexpr std::string_view verdicts_dir = "pieces-checked"; // in SHIMCTL_USER_CACHE_DIR
 
-std::string env_value(const char* name) {
-  const char* value = std::getenv(name);
-  return value ? std::string(value) : std::string();
-}
-
 } // namespace
 
-VerdictPlace verdict_place(const std::string& real, const std::string& kind) {
+VerdictPlace verdict_place(const std::string& tool_key,
+                           const std::string& real,
+                           const std::string& kind) {
   char home[4096];
   size_t len =
     shimctl_user_cache_home(home, sizeof home, std::getenv("XDG_CACHE_HOME"), std::getenv("HOME"));
   if (!len || len >= sizeof home)
     return {};
-  std::string key = fmt::format("{}\n{}\n{}\n{}",
-                                real,
-                                env_value("CCACHE_COMPILERCHECK"),
-                                env_value("SCCACHE_C_CUSTOM_CACHE_BUSTER"),
-                                kind);
+  std::string key = fmt::format("{}\n{}\n{}", real, tool_key, kind);
   return { std::string(home, len), util::sha256_hex(key).substr(0, 32) };
 }
 

@@ -12,8 +12,11 @@ struct VerdictPlace {
   std::string name; // the verdict file's name
 };
 
-// Where the verdict of REAL's split of KIND is kept, under the environment's tool keys.
-[[nodiscard]] VerdictPlace verdict_place(const std::string& real, const std::string& kind);
+// Where the verdict of REAL's split of KIND is kept, under TOOL_KEY (what the cache tool keys
+// the compiler by: cache::Tool::compiler_key).
+[[nodiscard]] VerdictPlace verdict_place(const std::string& tool_key,
+                                         const std::string& real,
+                                         const std::string& kind);
 // "same", "differ" or "" (not checked yet).
 [[nodiscard]] std::string read_verdict(const VerdictPlace& place);
 void record_verdict(const VerdictPlace& place, bool same);

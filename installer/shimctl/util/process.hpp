@@ -9,11 +9,14 @@
 
 namespace shimctl::util {
 
+// Changes to a child's environment: NAME set to a value, or unset (nullopt).
+using EnvChanges = std::map<std::string, std::optional<std::string>>;
+
 struct RunOptions {
-  std::string cwd;                                       // empty: inherit
-  std::map<std::string, std::optional<std::string>> env; // set (value) or unset (nullopt)
-  std::string stdin_data;                                // fed to the child, then closed
-  std::string argv0;                                     // empty: argv[0] = program
+  std::string cwd;        // empty: inherit
+  EnvChanges env;         // set (value) or unset (nullopt)
+  std::string stdin_data; // fed to the child, then closed
+  std::string argv0;      // empty: argv[0] = program
 };
 
 struct RunResult {

@@ -115,7 +115,7 @@ util::Result<Compile> compile_in_fresh_dir(const std::string& compiler,
   return Compile{ r, util::read_text_file(scratch.file(object_name)), argv };
 }
 
-void check_link_and_run(const std::string& prefix,
+void check_link_and_run(const core::Manifest& m,
                         const std::string& invoked,
                         const Probe& probe,
                         std::vector<Check>& out) {
@@ -126,8 +126,8 @@ void check_link_and_run(const std::string& prefix,
     return;
   util::RunOptions options;
   options.cwd = scratch->path();
-  options.env["CCACHE_NOSTATS"] = "1"; // a link is not cached; do not count it either
-  auto link = util::run({ prefix + "/" + invoked, probe.file, "-o", "prog" }, options);
+  cache::tool_of(m.cache).leave_statistics_alone(options); // a link is not cached: not counted
+  auto link = util::run({ m.prefix + "/" + invoked, probe.file, "-o", "prog" }, options);
   if (!link || !link->ok()) {
     out.push_back({ invoked,
                     "link",
@@ -210,7 +210,7 @@ void verify_compiles(const core::Context& context,
   run_options.env = cache::tool_environment(env);
   run_options.env["SHIMCTL_DISABLE"] = std::nullopt;
   run_options.env["SHIMCTL_ACTIVE"] = std::nullopt;
-  auto log_dir = util::ScratchDir::create("ccachelog");
+  auto log_dir = util::ScratchDir::create("cachelog");
   if (!log_dir) {
     out.push_back({ c.path, "compile", Outcome::fail, log_dir.error().message });
     return;
@@ -290,11 +290,11 @@ void verify_compiles(const core::Context& context,
   }
 
   if (c.verify == core::VerifyKind::c_cxx) {
-    check_link_and_run(m.prefix, invoked, probe, out);
+    check_link_and_run(m, invoked, probe, out);
     for (const auto& alias : c.aliases) {
       if (is_cxx_name(alias.path) && !is_cxx_name(invoked)) {
         Probe cxx{ "x.cpp", cxx_source, {} };
-        check_link_and_run(m.prefix, alias.path, cxx, out);
+        check_link_and_run(m, alias.path, cxx, out);
       }
     }
   }

@@ -1,0 +1,61 @@
+/* Per-target pieces (installer/shimctl/pieces/), the shim's side (shim.h).
+ * The cache tool runs the compiler only on a miss, and then through this shim (SHIMCTL_ACTIVE):
+ * there a clang HIP compile of one source for two or more GPU targets (with SHIMCTL_PIECES=1,
+ * one too) goes to `shimctl compile-pieces`, which builds the object from one cached piece per
+ * target (or runs the compile whole, saying why). The hit path never comes here.
+ * SHIMCTL_PIECES=0 turns it off. */
+#define _GNU_SOURCE
+#include "cache_tool.h"
+#include "shim.h"
+#include "target_key.h"
+
+#include <fcntl.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+extern char** environ;
+
+void compile_pieces(const char* real,
+                    const struct shimctl_compiler* compiler,
+                    const struct call_traits* call,
+                    int argc,
+                    char** argv,
+                    char* for_cache) {
+  if (!shim.config.pieces_helper || env_is("SHIMCTL_PIECES", "0") ||
+      starts_with(base_name(compiler->name), "hipcc") || (size_t)argc + 8 > MAX_ARGS)
+    return;
+  /* A piece's own compile that asks for the new offload driver's image (piece_image.hpp): the
+   * helper makes it (its mark is made first: a miss). */
+  bool image =
+    call->device_only && getenv("SHIMCTL_PIECE_MARK") && env_is("SHIMCTL_PIECE_IMAGE", "1");
+  if (call->kind != CALL_COMPILE || !call->object_compile || (call->device_only && !image) ||
+      call->gpu_targets < (image || env_is("SHIMCTL_PIECES", "1") ? 1u : 2u) ||
+      !compiles_hip(call, false))
+    return;
+  char** helper_argv = cache_argv; /* unused on this path */
+  static char verb[] = "compile-pieces", end[] = "--";
+  size_t n = 0;
+  helper_argv[n++] = (char*)shim.config.pieces_helper;
+  helper_argv[n++] = verb;
+  helper_argv[n++] = (char*)shim.config.cache_path;
+  helper_argv[n++] = (char*)shim_cache_tool()->kind;
+  helper_argv[n++] = (char*)real;
+  helper_argv[n++] = for_cache;
+  helper_argv[n++] = end;
+  for (int i = 0; i < argc; i++)
+    helper_argv[n++] = argv[i];
+  helper_argv[n] = NULL;
+  execve(shim.config.pieces_helper, helper_argv, environ); /* else: the compile runs whole */
+}
+
+/* A piece's compile (a target's device-only compile, or the host half) that the cache tool runs:
+ * a miss. `shimctl compile-pieces` names a file in SHIMCTL_PIECE_MARK for each piece and tells hit
+ * from miss by it (sccache says neither per call). */
+void mark_piece_compiled(const struct call_traits* call) {
+  const char* mark = getenv("SHIMCTL_PIECE_MARK");
+  if (!mark || call->kind != CALL_COMPILE)
+    return;
+  int fd = open_file(mark, O_WRONLY | O_CREAT | O_NOFOLLOW, 0600);
+  if (fd >= 0)
+    close(fd);
+}

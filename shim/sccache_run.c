@@ -1,0 +1,71 @@
+/* sccache as the shim runs it (cache_tool.h): each user's own server for the configuration
+ * (sccache_server.c), the GPU target key on its cache buster, and run as a child (cache_run.c):
+ * sccache can fail a compile for reasons of its own, and then the compile runs uncached. */
+#define _GNU_SOURCE
+#include "cache_tool.h"
+#include "shim.h"
+#include "target_key.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* sccache's default cache directory: <cache home>/sccache (formats.h's one rule). */
+static const char* sccache_default_dir(void) {
+  static char dir[PATH_MAX];
+  size_t len = shimctl_user_cache_home(dir, sizeof dir, getenv("XDG_CACHE_HOME"), getenv("HOME"));
+  return len && concat(dir + len, sizeof dir - len, "/sccache", NULL) < sizeof dir - len ? dir
+                                                                                         : NULL;
+}
+
+/* Its cache buster carries the target key. */
+static bool sccache_add_environment(void) {
+  if (!target_key.len)
+    return true;
+  const char buster[] = "SCCACHE_C_CUSTOM_CACHE_BUSTER=";
+  long at = find_env(buster, sizeof buster - 1);
+  return at >= 0 && (cache_env[at] = with_target_key(cache_env[at])) != NULL;
+}
+
+/* This user's own server (sccache_server.c) in cache_env, running. */
+static bool sccache_prepare(struct tool_refusal* refusal) {
+  const char* why = NULL;
+  const char* entry = sccache_server_entry(&why);
+  bool ready = false;
+  if (!why && (!entry || push_env((char*)entry))) { /* no entry: the user named a server */
+    cache_env[cache_env_count] = NULL;
+    ready = sccache_server_ready(shim.config.cache_path, cache_env, cache_env_count, &why);
+  }
+  if (ready)
+    return true;
+  *refusal = (struct tool_refusal){ "sccache-server-unavailable",
+                                    why ? why : "(environment too large)",
+                                    false,
+                                    SHIMCTL_NOT_SENT_SCCACHE_SERVER_UNAVAILABLE,
+                                    "no sccache server of this user's answers: ",
+                                    NULL };
+  return false;
+}
+
+static int sccache_run(struct tool_refusal* refusal) {
+  static char reason[256];
+  record_sccache_call(shim.config.cache_path, cache_env);
+  int status = run_cache_tool(shim.config.cache_path, cache_argv, cache_env, reason);
+  if (status >= 0)
+    return status;
+  *refusal = (struct tool_refusal){
+    "sccache-failed", reason, false, SHIMCTL_NOT_SENT_SCCACHE_FAILED, NULL, NULL
+  };
+  return -1;
+}
+
+const struct shim_cache_tool sccache_shim_tool = {
+  .kind = SHIMCTL_CACHE_KIND_SCCACHE,
+  .identity_key_variable = NULL, /* its buster carries shimctl's key (the installer's) */
+  .has_depend_mode = false,
+  .dir_variable = "SCCACHE_DIR=",
+  .stats_log = NULL,
+  .default_dir = sccache_default_dir,
+  .add_environment = sccache_add_environment,
+  .prepare = sccache_prepare,
+  .run = sccache_run,
+};
