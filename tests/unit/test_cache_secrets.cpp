@@ -94,9 +94,19 @@ TEST_CASE("sccache: the store's settings and credential only in the secrets file
   for (const auto& d : env.defaults)
     CHECK(d.find("SCCACHE_REDIS") == std::string::npos);
   auto lines = cache::tool_of(m.cache).secret_environment(m.cache, sccache_url);
+  // The local disk cache in front of the store (sccache >= 0.15; an unknown version has it).
   CHECK(lines == std::vector<std::string>{ "# remote=" + sccache_url,
                                            "SCCACHE_REDIS_ENDPOINT=redis://127.0.0.1:6379",
-                                           "SCCACHE_REDIS_PASSWORD=S3cret" });
+                                           "SCCACHE_REDIS_PASSWORD=S3cret",
+                                           "SCCACHE_MULTILEVEL_CHAIN=disk,redis" });
+  m.cache.version = "0.14.0";
+  CHECK(cache::tool_of(m.cache).secret_environment(m.cache, sccache_url).back() ==
+        "SCCACHE_REDIS_PASSWORD=S3cret");
+  m.cache.version = "0.17.0";
+  CHECK(cache::tool_of(m.cache).secret_environment(m.cache, "s3://bucket|no-credentials").back() ==
+        "SCCACHE_MULTILEVEL_CHAIN=disk,s3");
+  CHECK(cache::tool_of(m.cache).secret_environment(m.cache, "http://127.0.0.1:8080/dav").back() ==
+        "SCCACHE_MULTILEVEL_CHAIN=disk,webdav");
   CHECK(cache::tool_of(m.cache).remote_url_of(m.cache, lines) == sccache_url);
   CHECK(cache::tool_of(m.cache).remote_url_of(m.cache, {}) == std::nullopt);
   // A secrets file written before issue 24.

@@ -210,6 +210,12 @@ public:
     return false;
   }
 
+  std::string tiers(const core::CacheSettings& settings) const override {
+    if (!settings.remote)
+      return {};
+    return "local cache, then the store: a hit from the store is kept locally";
+  }
+
   void piece_environment(util::EnvChanges& env) const override {
     env["CCACHE_DISABLE"] = std::nullopt;  // ccache's, for the compiler it runs (the shim)
     env["CCACHE_STATSLOG"] = std::nullopt; // measure's: pieces are recorded apart

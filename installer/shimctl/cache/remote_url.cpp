@@ -236,6 +236,20 @@ std::vector<std::string> sccache_store_environment(std::string_view url, bool re
   return sccache_store(url, read_only).environment;
 }
 
+bool sccache_has_tiers(std::string_view version) {
+  return version_at_least(version, 0, 15);
+}
+
+std::string sccache_tier_chain(std::string_view url, std::string_view version) {
+  const auto* kind = store_kind_of(scheme_of(split_attributes(url).first));
+  if (!sccache_has_tiers(version) || !kind || kind->sccache_backend().empty() ||
+      !sccache_store(url, false).problem.empty())
+    return {};
+  std::string level(kind->sccache_backend());
+  std::ranges::transform(level, level.begin(), [](unsigned char c) { return std::tolower(c); });
+  return "SCCACHE_MULTILEVEL_CHAIN=disk," + level;
+}
+
 std::string ccache_storage_form(std::string_view storage, std::string_view version) {
   auto [url, attributes] = split_attributes(storage);
   if (!url.starts_with("redis://"))

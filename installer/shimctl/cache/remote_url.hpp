@@ -44,6 +44,14 @@ namespace shimctl::cache {
 [[nodiscard]] std::vector<std::string> sccache_store_environment(std::string_view url,
                                                                  bool read_only);
 
+// sccache at VERSION keeps its local disk cache in front of a store (SCCACHE_MULTILEVEL_CHAIN,
+// sccache >= 0.15): hits read the disk first, a hit from the store is back-filled, every compile
+// writes both; the local level is sccache's preprocessor cache too.
+[[nodiscard]] bool sccache_has_tiers(std::string_view version);
+// The chain for URL's store under the local disk cache ("SCCACHE_MULTILEVEL_CHAIN=disk,redis"),
+// or "" when sccache at VERSION has no tiers or URL names no store.
+[[nodiscard]] std::string sccache_tier_chain(std::string_view url, std::string_view version);
+
 // One storage of ccache's list in the form ccache at VERSION reads: redis://:PASSWORD@ becomes
 // redis://default:PASSWORD@ (ccache sends no AUTH for an empty user), and before 4.14
 // redis://HOST:*|shards=P1,P2 becomes redis://*|shards=HOST:P1,HOST:P2 (4.7 cannot parse a '*'

@@ -110,6 +110,16 @@ private:
   bool started_ = false;
 };
 
+// What tells sccache to store to URL: the store's variables, and where sccache has tiers
+// (remote_url.hpp) the chain that keeps its local disk cache in front of the store. The chain
+// goes wherever the store's variables go (a user who cannot read the secrets file gets neither).
+std::vector<std::string> store_lines(const core::CacheSettings& settings, std::string_view url) {
+  auto lines = sccache_store_environment(url, settings.remote_read_only);
+  if (auto chain = sccache_tier_chain(url, settings.version); !lines.empty() && !chain.empty())
+    lines.push_back(std::move(chain));
+  return lines;
+}
+
 class Sccache final : public Tool {
 public:
   std::string_view name() const override {
@@ -127,7 +137,7 @@ public:
       d.push_back("SCCACHE_CACHE_SIZE=" + *settings.max_size);
     // A remote with a credential is in the secrets file only (secrets.hpp).
     if (settings.remote && !settings.remote_secret)
-      for (auto& line : sccache_store_environment(*settings.remote, settings.remote_read_only))
+      for (auto& line : store_lines(settings, *settings.remote))
         d.push_back(std::move(line));
     // The server reads its cache settings when it starts and runs the
     // compiles as the user who started it: one server per user and cache
@@ -145,7 +155,7 @@ public:
 
   std::vector<std::string> secret_environment(const core::CacheSettings& settings,
                                               const std::string& remote_url) const override {
-    auto lines = sccache_store_environment(remote_url, settings.remote_read_only);
+    auto lines = store_lines(settings, remote_url);
     lines.insert(lines.begin(), std::string(remote_line) + remote_url); // the shim skips '#' lines
     return lines;
   }
@@ -286,6 +296,17 @@ public:
   }
   bool counts_pieces() const override {
     return true;
+  }
+
+  std::string tiers(const core::CacheSettings& settings) const override {
+    if (!settings.remote)
+      return {};
+    if (sccache_has_tiers(settings.version))
+      return "local disk cache, then the store (SCCACHE_MULTILEVEL_CHAIN): a hit from the store "
+             "is kept on disk";
+    return fmt::format("the store only: sccache {} has no local tier in front of a store "
+                       "(SCCACHE_MULTILEVEL_CHAIN came with 0.15)",
+                       settings.version);
   }
 
   void piece_environment(util::EnvChanges& /*env*/) const override {}

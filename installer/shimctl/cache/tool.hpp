@@ -120,6 +120,10 @@ public:
     const core::CacheSettings& settings,
     const std::vector<std::string>& lines) const = 0;
 
+  // How SETTINGS' remote and its local cache stand to each other, in words for status: the tiers
+  // a hit is read from, or why there is one only. "" without a remote.
+  [[nodiscard]] virtual std::string tiers(const core::CacheSettings& settings) const = 0;
+
   // Refuses remote settings this tool, at SETTINGS.version, cannot honour.
   [[nodiscard]] virtual util::Status check_remote(const core::CacheSettings& settings) const = 0;
   // Before any work (install, reconfigure): --remote URL in a form this tool

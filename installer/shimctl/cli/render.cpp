@@ -1,6 +1,7 @@
 #include <algorithm>
 #include <shimctl/cache/sccache_server.hpp>
 #include <shimctl/cache/secrets.hpp>
+#include <shimctl/cache/tool.hpp>
 #include <shimctl/cli/render.hpp>
 #include <shimctl/pieces/piece_counts.hpp>
 #include <shimctl/util/text.hpp>
@@ -107,6 +108,8 @@ std::string status_text(const commands::StatusReport& r) {
                        util::redact_credentials(*m.cache.remote),
                        m.cache.remote_read_only ? " (read-only)" : "",
                        r.secrets ? " (" + cache::credential_text(*r.secrets, m.cache) + ")" : "");
+  if (auto tiers = cache::tool_of(m.cache).tiers(m.cache); !tiers.empty())
+    out += fmt::format("tiers:       {}\n", tiers);
   if (r.stats && r.pieces.empty())
     out += fmt::format("statistics:  {} hits, {} misses\n", r.stats->hits(), r.stats->misses());
   if (r.stats && !r.pieces.empty()) {
@@ -154,6 +157,8 @@ nlohmann::json status_json(const commands::StatusReport& r) {
   j["cache"]["remote"] = m.cache.remote ? nlohmann::json(util::redact_credentials(*m.cache.remote))
                                         : nlohmann::json(nullptr);
   j["cache"]["remote_read_only"] = m.cache.remote_read_only;
+  j["cache"]["tiers"] = m.cache.remote ? nlohmann::json(cache::tool_of(m.cache).tiers(m.cache))
+                                       : nlohmann::json(nullptr);
   if (!r.environment.sccache_key.empty()) // this user's own server (sccache_server.hpp)
     j["cache"]["server"] = { { "transport", r.environment.sccache_transport },
                              { "key", r.environment.sccache_key },

@@ -160,162 +160,211 @@ std::string image_piece_env(const PieceRequest& request, EnvChanges& env) {
   return request.tool->key_apart(piece_image_key, env);
 }
 
-// The object from pieces, or why not.
-PieceResult split_compile_of(const PieceRequest& request) {
-  std::vector<std::string> args(request.argv.begin() + 1, request.argv.end());
-  const char* pieces = std::getenv("SHIMCTL_PIECES");
-  OffloadCall call = read_offload_call(args, pieces && std::string_view(pieces) == "1");
-  if (!call.whole_reason.empty())
-    return whole(call.whole_reason);
-  char expected[SHIMCTL_CUID_HEX + 1];
-  shimctl_cuid_value(expected, call.source.c_str(), call.output.c_str());
-  if (call.cuid != expected)
-    return whole("the CUID is not the shim's");
-
-  auto jobs_args = args;
-  jobs_args.push_back("-###");
-  auto jobs = run_compiler(request, jobs_args);
-  if (!jobs || !jobs->ok())
-    return whole("the driver's -### failed");
-  OffloadPlan plan = recognise_plan(util::job_lines(jobs->err), call.targets, call.rdc);
-  if (!plan.whole_reason.empty())
-    return whole(plan.whole_reason);
-  bool new_driver = plan.driver == OffloadDriver::new_driver;
-
-  auto scratch = util::ScratchDir::create("pieces");
-  if (!scratch)
-    return whole("no scratch directory: " + scratch.error().message);
+// A split the driver's plan allows: the call, its plan with the bundler's inputs, the pieces'
+// environment and the verdicts of this toolchain's first split (and first reassembly).
+struct Split {
+  OffloadCall call;
+  OffloadPlan plan;
   EnvChanges piece_env;
-  if (new_driver && !call.rdc) {
-    if (auto why = wrapper_bundler(plan, *scratch); !why.empty())
-      return whole(why);
-    if (auto why = image_piece_env(request, piece_env); !why.empty())
-      return whole(why);
-  } else if (new_driver) {
-    plan.bundle_inputs = plan.package_images; // the packager's images, in its order
-  }
-
-  auto verdict_at = verdict_place(request.tool->compiler_key(), request.real, plan_kind(plan));
-  if (verdict_at.home.empty())
-    return whole("no cache home to record the pieces' check in");
-  std::string verdict = read_verdict(verdict_at);
-  if (verdict == "differ")
-    return whole("this toolchain's pieces once gave another object than its one-step compile");
-  // The host half cached apart (non-rdc): one more compile through the cache tool, with a verdict
-  // of its own (a reassembly that once differed: the host is compiled with the object again).
+  VerdictPlace verdict_at;
+  std::string verdict;
   HostHalf host_half;
   VerdictPlace host_verdict_at;
   std::string host_verdict;
+};
+
+// The split of REQUEST's call in SCRATCH, or why it runs whole (the reason in WHY).
+std::optional<Split> plan_split(const PieceRequest& request,
+                                const util::ScratchDir& scratch,
+                                std::string& why) {
+  std::vector<std::string> args(request.argv.begin() + 1, request.argv.end());
+  const char* pieces = std::getenv("SHIMCTL_PIECES");
+  Split split;
+  auto& call = split.call;
+  call = read_offload_call(args, pieces && std::string_view(pieces) == "1");
+  if (!(why = call.whole_reason).empty())
+    return std::nullopt;
+  char expected[SHIMCTL_CUID_HEX + 1];
+  shimctl_cuid_value(expected, call.source.c_str(), call.output.c_str());
+  if (call.cuid != expected) {
+    why = "the CUID is not the shim's";
+    return std::nullopt;
+  }
+  args.push_back("-###");
+  auto jobs = run_compiler(request, args);
+  if (!jobs || !jobs->ok()) {
+    why = "the driver's -### failed";
+    return std::nullopt;
+  }
+  auto& plan = split.plan;
+  plan = recognise_plan(util::job_lines(jobs->err), call.targets, call.rdc);
+  if (!(why = plan.whole_reason).empty())
+    return std::nullopt;
+  if (plan.driver == OffloadDriver::new_driver && !call.rdc) {
+    if (!(why = wrapper_bundler(plan, scratch)).empty() ||
+        !(why = image_piece_env(request, split.piece_env)).empty())
+      return std::nullopt;
+  } else if (plan.driver == OffloadDriver::new_driver) {
+    plan.bundle_inputs = plan.package_images; // the packager's images, in its order
+  }
+  split.verdict_at = verdict_place(request.tool->compiler_key(), request.real, plan_kind(plan));
+  if (split.verdict_at.home.empty()) {
+    why = "no cache home to record the pieces' check in";
+    return std::nullopt;
+  }
+  split.verdict = read_verdict(split.verdict_at);
+  if (split.verdict == "differ") {
+    why = "this toolchain's pieces once gave another object than its one-step compile";
+    return std::nullopt;
+  }
+  // The host half cached apart (non-rdc): one more compile through the cache tool, with a verdict
+  // of its own (a reassembly that once differed: the host is compiled with the object again).
+  auto& host_half = split.host_half;
   if (!call.rdc)
     host_half.objcopy = host_half_objcopy(request, call);
   if (!host_half.objcopy.empty()) {
-    host_verdict_at = verdict_place(request.tool->compiler_key(),
-                                    request.real,
-                                    plan_kind(plan) + host_half_verdict_kind(host_half.objcopy));
-    host_verdict = read_verdict(host_verdict_at);
-    if (host_verdict != "differ")
-      host_half.file = scratch->file("host-half.o");
+    split.host_verdict_at =
+      verdict_place(request.tool->compiler_key(),
+                    request.real,
+                    plan_kind(plan) + host_half_verdict_kind(host_half.objcopy));
+    split.host_verdict = read_verdict(split.host_verdict_at);
+    if (split.host_verdict != "differ")
+      host_half.file = scratch.file("host-half.o");
   }
+  return split;
+}
 
+// Each target's piece (and the host half) through the cache tool, as many at once as there are
+// idle CPUs: their files in PIECE_FILES, their stderr in MESSAGES (the one-step order), hits and
+// misses in COUNTS. "" or why the call runs whole.
+std::string compile_the_pieces(const PieceRequest& request,
+                               const Split& split,
+                               const util::ScratchDir& scratch,
+                               std::vector<std::string>& piece_files,
+                               std::string& messages,
+                               PieceCounts& counts) {
+  const auto& inputs = split.plan.bundle_inputs;
+  piece_files.assign(inputs.size(), {});
+  std::size_t halves = split.host_half.file.empty() ? 0 : 1; // the host half: the last entry
+  std::vector<std::vector<std::string>> piece_args(inputs.size() + halves);
+  std::vector<std::string> marks(piece_args.size());
+  std::vector<EnvChanges> envs(piece_args.size(), split.piece_env);
+  std::vector<std::string> names(piece_args.size());
+  if (halves) {
+    piece_args.back() = host_half_command(request, split.call, split.host_half.file);
+    marks.back() = scratch.file("host-half.compiled");
+    envs.back() = {};
+    names.back() = "host";
+  }
+  for (std::size_t i = 0; i < inputs.size(); i++) {
+    if (inputs[i].empty())
+      continue;
+    names[i] = inputs[i];
+    piece_files[i] = scratch.file("piece-" + safe_name(inputs[i]) + ".o");
+    // The shim under the cache tool marks a piece it compiled (shim/pieces_handoff.c): a miss.
+    marks[i] = scratch.file("piece-" + safe_name(inputs[i]) + ".compiled");
+    auto& piece = piece_args[i];
+    piece = { request.cache_tool, request.compiler };
+    piece.insert(piece.end(), split.call.shared_args.begin(), split.call.shared_args.end());
+    for (const char* flag : { "--cuda-device-only", "--no-gpu-bundle-output" })
+      piece.emplace_back(flag);
+    piece.push_back("--offload-arch=" + inputs[i]);
+    piece.push_back("-o");
+    piece.push_back(piece_files[i]);
+  }
+  auto runs = run_pieces(request, piece_args, marks, envs);
   std::string log = env_or(SHIMCTL_MEASURE_LOG);
-  PieceCounts counts;
-  std::string messages; // the pieces' and the host's stderr, in the one-step order
-  std::vector<std::string> piece_files(plan.bundle_inputs.size());
+  for (std::size_t i = 0; i < piece_args.size(); i++) {
+    if (piece_args[i].empty())
+      continue;
+    bool host = halves && i == piece_args.size() - 1;
+    if (!runs[i] || !runs[i]->ok())
+      return host ? "the host half failed" : "the piece for " + names[i] + " failed";
+    messages += runs[i]->err;
+    bool hit = !exists(marks[i]);
+    auto kind = host ? (hit ? host_hit : host_miss) : (hit ? piece_hit : piece_miss);
+    counts[std::string(kind)]++;
+    trace(fmt::format(
+      "{} {}", host ? "host half" : "piece " + names[i], hit ? "hit" : "miss (compiled)"));
+    if (!log.empty())
+      record_for_measure(log, kind, names[i], request.tool->name());
+  }
+  return {};
+}
+
+// The first split of this toolchain (and the first reassembly from a host half): against its
+// one-step compile, the verdict kept. True when the object may stand.
+bool first_split_checked(const PieceRequest& request,
+                         const Split& split,
+                         bool reassembled,
+                         const util::ScratchDir& scratch,
+                         PieceCounts& counts) {
+  if ((reassembled ? split.host_verdict : split.verdict) == "same")
+    return true;
+  std::string one_step = scratch.file("one-step.o");
+  auto check = split.call.check_args;
+  check.push_back("-o");
+  check.push_back(one_step);
+  auto checked = run_compiler(request, check);
+  bool same = checked && checked->ok() && same_bytes(one_step, split.call.output);
+  counts[std::string(same ? checked_same : checked_differ)]++;
+  record_verdict(reassembled ? split.host_verdict_at : split.verdict_at, same);
+  trace(fmt::format("first split of this toolchain checked against its one-step compile: {}",
+                    same          ? "identical"
+                    : reassembled ? "DIFFERENT: the host compiles with the object from now on"
+                                  : "DIFFERENT: compiles run whole from now on"));
+  return same;
+}
+
+// The object from pieces, or why not.
+PieceResult split_compile_of(const PieceRequest& request) {
+  auto scratch = util::ScratchDir::create("pieces");
+  if (!scratch)
+    return whole("no scratch directory: " + scratch.error().message);
+  std::string why;
+  auto split = plan_split(request, *scratch, why);
+  if (!split)
+    return whole(why);
   // A tool with a jobserver of its own: this compile's slot goes back while its pieces run there.
   bool lends = request.tool->runs_a_jobserver();
   auto slot = lends ? LentSlot::lend(env_or("CARGO_MAKEFLAGS")) : std::nullopt;
   if (lends && !slot)
     return whole(fmt::format("{} names no jobserver slot to lend while the pieces compile",
                              request.tool->name()));
-  // One compile per target through the cache tool, as many at once as there are idle CPUs.
-  std::size_t halves = host_half.file.empty() ? 0 : 1; // the host half: the last entry
-  std::vector<std::vector<std::string>> piece_args(plan.bundle_inputs.size() + halves);
-  std::vector<std::string> marks(piece_args.size());
-  std::vector<EnvChanges> envs(piece_args.size(), piece_env);
-  if (halves) {
-    piece_args.back() = host_half_command(request, call, host_half.file);
-    marks.back() = scratch->file("host-half.compiled");
-    envs.back() = {};
-  }
-  for (std::size_t i = 0; i < plan.bundle_inputs.size(); i++) {
-    const auto& id = plan.bundle_inputs[i];
-    if (id.empty())
-      continue;
-    piece_files[i] = scratch->file("piece-" + safe_name(id) + ".o");
-    // The shim under the cache tool marks a piece it compiled (shim/main.c): a miss.
-    marks[i] = scratch->file("piece-" + safe_name(id) + ".compiled");
-    auto& piece = piece_args[i];
-    piece = { request.cache_tool, request.compiler };
-    piece.insert(piece.end(), call.shared_args.begin(), call.shared_args.end());
-    for (const char* flag : { "--cuda-device-only", "--no-gpu-bundle-output" })
-      piece.emplace_back(flag);
-    piece.push_back("--offload-arch=" + id);
-    piece.push_back("-o");
-    piece.push_back(piece_files[i]);
-  }
-  auto runs = run_pieces(request, piece_args, marks, envs);
-  for (std::size_t i = 0; i < plan.bundle_inputs.size(); i++) {
-    const auto& id = plan.bundle_inputs[i];
-    if (id.empty())
-      continue;
-    if (!runs[i] || !runs[i]->ok())
-      return whole("the piece for " + id + " failed");
-    messages += runs[i]->err;
-    bool hit = !exists(marks[i]);
-    counts[std::string(hit ? piece_hit : piece_miss)]++;
-    trace(fmt::format("piece {} {}", id, hit ? "hit" : "miss (compiled)"));
-    if (!log.empty())
-      record_for_measure(log, hit ? piece_hit : piece_miss, id, request.tool->name());
-  }
-
-  if (halves) {
-    if (!runs.back() || !runs.back()->ok())
-      return whole("the host half failed");
-    messages += runs.back()->err;
-    bool hit = !exists(marks.back());
-    counts[std::string(hit ? host_hit : host_miss)]++;
-    trace(fmt::format("host half {}", hit ? "hit" : "miss (compiled)"));
-    if (!log.empty())
-      record_for_measure(log, hit ? host_hit : host_miss, "host", request.tool->name());
-  }
-
+  PieceCounts counts;
+  std::string messages;
+  std::vector<std::string> piece_files;
+  if (auto failed = compile_the_pieces(request, *split, *scratch, piece_files, messages, counts);
+      !failed.empty())
+    return whole(failed);
   if (slot)
     slot->take_back();
 
+  auto& host_half = split->host_half;
   std::string host_half_failure;
-  if (auto why = join_pieces(
-        request, call, plan, piece_files, host_half, *scratch, messages, host_half_failure);
-      !why.empty())
-    return whole(why);
+  if (auto failed = join_pieces(request,
+                                split->call,
+                                split->plan,
+                                piece_files,
+                                host_half,
+                                *scratch,
+                                messages,
+                                host_half_failure);
+      !failed.empty())
+    return whole(failed);
   if (!host_half_failure.empty()) { // the host compiled here instead
-    record_verdict(host_verdict_at, false);
+    record_verdict(split->host_verdict_at, false);
     trace(fmt::format("host half not used from now on: {}", host_half_failure));
     host_half.file.clear();
   }
-  // The first split of this toolchain (and the first reassembly from a host half): against its
-  // one-step compile. A reassembly that differs keeps the host compile with the object after it.
-  bool reassembled = !host_half.file.empty();
-  if (reassembled ? host_verdict != "same" : verdict != "same") {
-    std::string one_step = scratch->file("one-step.o");
-    auto check = call.check_args;
-    check.push_back("-o");
-    check.push_back(one_step);
-    auto checked = run_compiler(request, check);
-    bool same = checked && checked->ok() && same_bytes(one_step, call.output);
-    counts[std::string(same ? checked_same : checked_differ)]++;
-    record_verdict(reassembled ? host_verdict_at : verdict_at, same);
-    trace(fmt::format("first split of this toolchain checked against its one-step compile: {}",
-                      same          ? "identical"
-                      : reassembled ? "DIFFERENT: the host compiles with the object from now on"
-                                    : "DIFFERENT: compiles run whole from now on"));
-    if (!same) {
-      add_counts_of(request, counts);
-      return whole("the split object differed from the one-step compile");
-    }
+  // A reassembly that differs keeps the host compile with the object after it.
+  if (!first_split_checked(request, *split, !host_half.file.empty(), *scratch, counts)) {
+    add_counts_of(request, counts);
+    return whole("the split object differed from the one-step compile");
   }
   counts[std::string(split_compile)]++;
   add_counts_of(request, counts);
-  trace(fmt::format("object from {} pieces", call.targets.size()));
+  trace(fmt::format("object from {} pieces", split->call.targets.size()));
   std::fwrite(messages.data(), 1, messages.size(), stderr);
   return PieceResult{ true, 0, {} };
 }

@@ -482,6 +482,42 @@ test_sccache_redis_cluster() {
   same b-v ref-v
 }
 
+# ---- sccache's two tiers (issue 35) -----------------------------------------------------------
+
+test_sccache_two_tiers() {
+  TEST "sccache 0.17 with a store has two tiers: a warm machine's hit comes from its disk (the store hung), a fresh machine's first hit from the store, back-filled to its disk (the store stopped)"
+  fixture
+  start_redis_store --password "$(password Redis)"
+  install sccache "redis://$STORE_PW@127.0.0.1:$STORE_PORT"
+  expect_contains "$("$SHIMCTL" status "$P")" \
+    "tiers:       local disk cache, then the store (SCCACHE_MULTILEVEL_CHAIN)" "status"
+  ref k.hip
+  cc a k.hip
+  same a-k ref-k
+  expect_eq "hits=0 misses=1" "$(scounts a)" "machine a, cold"
+  [ "$(redis_keys "$STORE_PORT" "$STORE_PW")" -ge 2 ] ||
+    fail "machine a's miss is not in the store (keys: $(redis_keys "$STORE_PORT" "$STORE_PW"))"
+  # The store accepts and never answers: machine a's hit is read from its own disk.
+  kill -STOP "$(cat "$STORE_PIDFILE")"
+  rm -rf "$TEST_DIR/a-k"
+  cc a k.hip
+  kill -CONT "$(cat "$STORE_PIDFILE")"
+  echo "    (machine a's hit with the store hung: $CC_SECONDS s)"
+  same a-k ref-k
+  expect_eq "hits=1 misses=1" "$(scounts a)" "machine a, the store hung"
+  python3 -c "import sys; sys.exit(float(sys.argv[1]) < 2)" "$CC_SECONDS" &&
+    fail "machine a's hit with the store hung took $CC_SECONDS s (its disk should serve it)"
+  # A fresh machine: its first hit from the store, kept on its disk; then the store is gone.
+  cc b k.hip
+  same b-k ref-k
+  expect_eq "hits=1 misses=0" "$(scounts b)" "machine b (empty disk): from the store"
+  stop_pidfile "$STORE_PIDFILE"
+  rm -rf "$TEST_DIR/b-k"
+  cc b k.hip
+  same b-k ref-k
+  expect_eq "hits=2 misses=0" "$(scounts b)" "machine b, the store stopped: from its disk"
+}
+
 # timed_cc X SRC WHAT: cc X SRC (clang++), under timeout CLUSTER_LIMIT (SHIMCTL_TEST_CLUSTER_LIMIT,
 # default 30 s): a compile that takes longer fails the test with its time.
 timed_cc() {
