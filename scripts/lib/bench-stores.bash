@@ -26,10 +26,14 @@
 #                    keeps it in the cache dir, and without it a compile re-hashes every header
 #                    (tens of ms, nothing to do with the store)
 #   sccache  local:  a second prefix installed without --remote (its server's local disk cache)
-#            remote: the store's prefix: sccache 0.17 with a remote keeps nothing locally, so
-#                    every hit is a read from the store (and, its preprocessor cache mode being
-#                    for its local disk cache only, a run of the preprocessor first: the store's
-#                    own share is its statistics' cache_read_hit_duration per hit)
+#            remote: the store's prefix on a warm machine: sccache >= 0.15 keeps its local disk
+#                    cache in front of the store (SCCACHE_MULTILEVEL_CHAIN, issue 35), so a
+#                    warm hit is read from the disk (older sccache: from the store, after a run
+#                    of the preprocessor; the store's share is cache_read_hit_duration per hit)
+#            fresh:  the store's prefix on a fresh machine: --prepare stops its server and
+#                    empties its disk cache, so each run starts a server and reads the store
+#                    (the first hit of a machine that joins the team; the back-filled second
+#                    hit is the remote side)
 # The counts that prove each side is what it says: ccache's per-compile stats_log
 # (CCACHE_STATSLOG) of every run; sccache's server statistics before and after the rounds.
 # The fleet: lib-fleet.bash's fleet_test for each tool and store (its checks fail nothing here:
@@ -228,7 +232,13 @@ store_sccache() {
   local h0 m0 h1 m1
   read -r h0 m0 _ < <(sc_hits_misses "$d/stats0.json"); read -r h1 m1 _ < <(sc_hits_misses "$d/stats1.json")
   [ $((h1 - h0)) = 1 ] && [ "$m1" = "$m0" ] || fail "$id: the compile before the rounds was no hit from the store"
-  rounds "$id" local true "$(words "$l/rocm/$CLANG" "${COMPILE[@]}")" remote true "$(words "$p/$CLANG" "${COMPILE[@]}")"
+  local fresh_port fresh_env
+  fresh_port=$(free_port)
+  fresh_env=(SCCACHE_DIR="$d/fresh" SCCACHE_SERVER_PORT="$fresh_port")
+  rounds "$id" local true "$(words "$l/rocm/$CLANG" "${COMPILE[@]}")" remote true "$(words "$p/$CLANG" "${COMPILE[@]}")" \
+    fresh "$(words sh -c 'env SCCACHE_SERVER_PORT="$1" sccache --stop-server >/dev/null 2>&1; rm -rf "$2"' _ "$fresh_port" "$d/fresh")" \
+    "$(words env "${fresh_env[@]}" "$p/$CLANG" "${COMPILE[@]}")"
+  env SCCACHE_SERVER_PORT="$fresh_port" sccache --stop-server >/dev/null 2>&1
   sc_json "$p" >"$d/stats2.json" && sc_json "$l/rocm" >"$d/local1.json" || return 1
   local lh0 lm0 lr0 lh1 lm1 lr1 lpp h2 m2 r1 r2 pp
   read -r lh0 lm0 lr0 _ < <(sc_hits_misses "$d/local0.json"); read -r lh1 lm1 lr1 lpp < <(sc_hits_misses "$d/local1.json")

@@ -171,23 +171,27 @@ def report(info, stacks):
           "- local: ccache with a warm local cache (a local hit never asks the store); sccache 0.17 with its "
           "local disk cache (the same prefix installed without `--remote`).",
           "- remote: ccache with an empty `CCACHE_DIR` before every run (hyperfine `--prepare`): every hit is "
-          "read from the store and written to the new local cache, as on a fresh machine. sccache 0.17 with a "
-          "remote keeps no local copy: every hit is a store read; and its preprocessor cache mode is for its "
-          "local disk cache only (`use_preprocessor_cache_mode` in its statistics), so a remote hit "
-          "runs the preprocessor before it knows the key: most of its time is that, not the store.",
+          "read from the store and written to the new local cache, as on a fresh machine. sccache 0.17: the "
+          "store's prefix on a warm machine; sccache >= 0.15 keeps its local disk cache in front of the store "
+          "(`SCCACHE_MULTILEVEL_CHAIN`, issue 35), so this is the warm hit of a machine that joined the team "
+          "(its counts: hits of either tier). Older sccache keeps no local copy: every hit is a store read "
+          "after a run of the preprocessor.",
+          "- fresh (sccache): the store's prefix on a fresh machine, its server stopped and its disk cache "
+          "emptied before every run (`--prepare`): a server start and a read from the store, the first hit "
+          "of a machine that joins the team.",
           "- store's share: ccache: the same empty cache dir, but with the warm one's inode cache copied in "
           "(ccache keeps it in the cache dir; without it every header in the manifest is hashed again, no "
           "cost of the store); sccache: its server's store read time per hit (`cache_read_hit_duration`; the "
           "local side's read time is in the counts).", "",
           "| stack | tool | store | local hit ms | remote hit ms | remote / local (p25-p75) | store's share ms | "
-          "share / local (p25-p75) | rounds | counts |",
-          "|---|---|---|---|---|---|---|---|---|---|"]
+          "share / local (p25-p75) | fresh machine's hit ms | fresh / local (p25-p75) | rounds | counts |",
+          "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for s in stacks:
         for x in s["stores"]:
             name = STORE_NAMES.get(x["kind"], x["kind"])
             t, r = x["times"], x["ratios"]
             if x["status"] != "ok" or not r.get("remote"):
-                L.append(f"| {s['stack']} | {tool_version(s, x['tool'])} | {name} | {x['status']} | | | | | 0 | "
+                L.append(f"| {s['stack']} | {tool_version(s, x['tool'])} | {name} | {x['status']} | | | | | | | 0 | "
                          f"see errors.log in the work dir (--keep) |")
                 continue
             ratio = lambda side: (f"{statistics.median(r[side]):.2f} ({quartiles(r[side])})" if r.get(side) else "-")
@@ -197,9 +201,9 @@ def report(info, stacks):
                 share = f"{v[4]} (store read)" if len(v) > 4 else "-"
             L.append(f"| {s['stack']} | {tool_version(s, x['tool'])} | {name} | {med(t.get('local'))} | "
                      f"{med(t.get('remote'))} | {ratio('remote')} | {share} | {ratio('remote-inode')} | "
-                     f"{len(r['remote'])} | {counts_text(x['counts'])} |")
+                     f"{med(t.get('fresh'))} | {ratio('fresh')} | {len(r['remote'])} | {counts_text(x['counts'])} |")
         if s["uncached"]:
-            L.append(f"| {s['stack']} | none | uncached compile, for scale | | {med(s['uncached'])} | | | | "
+            L.append(f"| {s['stack']} | none | uncached compile, for scale | | {med(s['uncached'])} | | | | | | "
                      f"{len(s['uncached'])} runs | the pristine prefix's clang++ |")
     fl = [(s, k, v) for s in stacks for k, v in s["fleet"].items()]
     if fl:

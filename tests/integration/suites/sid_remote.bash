@@ -171,17 +171,20 @@ test_sccache_install_verifies_and_rolls_back() {
 }
 
 test_sccache_redis_store_serves_an_empty_local_cache() {
-  TEST "sccache 0.17 with Redis: A's compile fills Redis; B (own server, empty SCCACHE_DIR) hits from it"
+  TEST "sccache 0.17 with Redis (two tiers): A's compile fills Redis; B (own server, empty SCCACHE_DIR) hits from it"
   start_redis
   fixture
   CUID=shimctl-sid
   install_p --cache sccache --cache-dir "$TEST_DIR/sc-a" --remote "$REDIS_URL"
   grep -qx "setenv SCCACHE_REDIS_ENDPOINT=$REDIS_URL" "$P/bin/.shimctl.conf" || fail "no SCCACHE_REDIS_ENDPOINT in the shim config"
+  # Two tiers (issue 35): the local disk cache in front of the store.
+  grep -qx "setenv SCCACHE_MULTILEVEL_CHAIN=disk,redis" "$P/bin/.shimctl.conf" ||
+    fail "no SCCACHE_MULTILEVEL_CHAIN in the shim config"
   sc_port_of_install
   expect_eq 0 "$(redis_keys)" "Redis keys before any compile"
   hip_in a
   expect_eq 'hits={} misses={"HIP": 1}' "$(sc_counts)" "machine A"
-  expect_eq "redis, name: $REDIS_URL, prefix: /" "$(sc_stat 's["cache_location"]')" "machine A's store"
+  expect_eq "Multi-level (2 levels)" "$(sc_stat 's["cache_location"]')" "machine A's cache (disk, Redis)"
   local keys; keys=$(redis_keys)
   [ "$keys" -ge 1 ] || fail "machine A stored nothing in Redis"
   stop_sccaches
@@ -193,7 +196,7 @@ test_sccache_redis_store_serves_an_empty_local_cache() {
   [ ! -e "$TEST_DIR/sc-b" ] || fail "sc-b exists"
   SCCACHE_DIR=$TEST_DIR/sc-b SCCACHE_SERVER_PORT=$SC_PORT hip_in b
   expect_eq 'hits={"HIP": 1} misses={}' "$(sc_counts)" "machine B"
-  expect_eq "redis, name: $REDIS_URL, prefix: /" "$(sc_stat 's["cache_location"]')" "machine B's store"
+  expect_eq "Multi-level (2 levels)" "$(sc_stat 's["cache_location"]')" "machine B's cache (disk, Redis)"
   expect_same a b
   expect_eq "$keys" "$(redis_keys)" "Redis keys after machine B's hit"
   # A store that is down: the compile still succeeds, with the right object.
