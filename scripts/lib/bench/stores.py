@@ -137,12 +137,14 @@ def quartiles(v):
     return f"{q[0]:.2f}-{q[2]:.2f}"
 
 
-def counts_text(c):
-    """Each side's 'COMPILES LOCAL-HITS REMOTE-HITS MISSES' (warm-ups included)."""
+def counts_text(c, tool="ccache"):
+    """Each side's 'COMPILES LOCAL-HITS REMOTE-HITS MISSES' (warm-ups included). sccache's hits of the
+    store's prefix are of either tier (its statistics do not tell them apart)."""
     out = []
     for side, v in c.items():
         n, lh, rh, m = v[:4]
-        out.append(f"{side}: {lh if side == 'local' else rh}/{n} {'local' if side == 'local' else 'remote'} hits"
+        kind = "local" if side == "local" else "either tier's" if tool == "sccache" else "remote"
+        out.append(f"{side}: {lh if side == 'local' else rh}/{n} {kind} hits"
                    + (f", {m} misses" if m != "0" else "")
                    + (f", reads {v[4]} ms/hit" if len(v) > 4 and v[4] != "-" else "")
                    + (f", preprocessor cache mode {'on' if v[5] == 'true' else 'off'}" if len(v) > 5 else ""))
@@ -201,7 +203,7 @@ def report(info, stacks):
                 share = f"{v[4]} (store read)" if len(v) > 4 else "-"
             L.append(f"| {s['stack']} | {tool_version(s, x['tool'])} | {name} | {med(t.get('local'))} | "
                      f"{med(t.get('remote'))} | {ratio('remote')} | {share} | {ratio('remote-inode')} | "
-                     f"{med(t.get('fresh'))} | {ratio('fresh')} | {len(r['remote'])} | {counts_text(x['counts'])} |")
+                     f"{med(t.get('fresh'))} | {ratio('fresh')} | {len(r['remote'])} | {counts_text(x['counts'], x['tool'])} |")
         if s["uncached"]:
             L.append(f"| {s['stack']} | none | uncached compile, for scale | | {med(s['uncached'])} | | | | | | "
                      f"{len(s['uncached'])} runs | the pristine prefix's clang++ |")
