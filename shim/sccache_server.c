@@ -170,6 +170,43 @@ static void note_failed_start(const char* memo) {
   }
 }
 
+/* `sccache --start-server` with the marker of this prefix's shims in the server's environment
+ * only (ENV has room for it: sccache_server_ready), once more when it failed quickly (a store
+ * error?). True when the server answers; *WHY when another user listens on its port. */
+static bool start_marked_server(const char* sccache,
+                                char** env,
+                                size_t env_count,
+                                unsigned port,
+                                const char* socket_path,
+                                const char** why) {
+  char* args[] = { (char*)sccache, "--start-server", NULL };
+  if (shim.trace)
+    say("no sccache server of this user's answers: starting one", NULL);
+  if (shim.config.state_dir && env_count + 1 < SHIM_MAX_ENV &&
+      concat(marker_entry,
+             sizeof marker_entry,
+             SHIMCTL_SCCACHE_SERVER_OF "=",
+             shim.config.state_dir,
+             NULL) < sizeof marker_entry) {
+    env[env_count] = marker_entry;
+    env[env_count + 1] = NULL;
+  }
+  enum shimctl_listener who;
+  long long start = monotonic_ns();
+  bool ready = start_server(args, env, port, socket_path, &who);
+  if (!ready && who != SHIMCTL_LISTENER_OTHER &&
+      monotonic_ns() - start < SHIMCTL_SCCACHE_QUICK_FAILURE_MS * 1000000LL) {
+    if (shim.trace)
+      say("sccache's --start-server failed quickly (a store error?): trying once more", NULL);
+    pause_before_retry();
+    ready = start_server(args, env, port, socket_path, &who);
+  }
+  env[env_count] = NULL;
+  if (who == SHIMCTL_LISTENER_OTHER)
+    *why = "another user listens on its port";
+  return ready;
+}
+
 bool sccache_server_ready(const char* sccache, char** env, size_t env_count, const char** why) {
   *why = "its --start-server failed";
   /* The user's own SCCACHE_SERVER_UDS or port too: a server that does not answer there is
@@ -220,32 +257,7 @@ bool sccache_server_ready(const char* sccache, char** env, size_t env_count, con
     *why = "its --start-server failed less than " SCCACHE_START_RETRY_TEXT " s ago (a store "
            "unreachable or refusing its credential?)";
   } else if (!ready) {
-    char* args[] = { (char*)sccache, "--start-server", NULL };
-    if (shim.trace)
-      say("no sccache server of this user's answers: starting one", NULL);
-    /* The marker rides along in the server's environment only (not the compile's). */
-    if (shim.config.state_dir && env_count + 1 < SHIM_MAX_ENV &&
-        concat(marker_entry,
-               sizeof marker_entry,
-               SHIMCTL_SCCACHE_SERVER_OF "=",
-               shim.config.state_dir,
-               NULL) < sizeof marker_entry) {
-      env[env_count] = marker_entry;
-      env[env_count + 1] = NULL;
-    }
-    enum shimctl_listener who;
-    long long start = monotonic_ns();
-    ready = start_server(args, env, port, socket_path, &who);
-    if (!ready && who != SHIMCTL_LISTENER_OTHER &&
-        monotonic_ns() - start < SHIMCTL_SCCACHE_QUICK_FAILURE_MS * 1000000LL) {
-      if (shim.trace)
-        say("sccache's --start-server failed quickly (a store error?): trying once more", NULL);
-      pause_before_retry();
-      ready = start_server(args, env, port, socket_path, &who);
-    }
-    env[env_count] = NULL;
-    if (who == SHIMCTL_LISTENER_OTHER)
-      *why = "another user listens on its port";
+    ready = start_marked_server(sccache, env, env_count, port, socket_path, why);
     if (memo_named && !ready)
       note_failed_start(memo);
     else if (memo_named)

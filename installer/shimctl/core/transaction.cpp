@@ -281,6 +281,63 @@ util::Status Transaction::retire(const util::Dir& dir, const std::string& real) 
   return dir.sync();
 }
 
+util::Status Transaction::link_real(const util::Dir& dir,
+                                    const std::string& name,
+                                    const Step& step,
+                                    const std::string& shim_sha256) const {
+  TRY_ASSIGN(auto original, dir.stat(name));
+  TRY_ASSIGN(auto real, dir.stat(real_of(name)));
+  if (real && original && same_inode(*real, *original))
+    return {};
+  if (real) {
+    TRY_ASSIGN(bool shim_in_place, is_shim(dir, name, shim_sha256));
+    if (shim_in_place)
+      return {};
+    return fail("{} exists and is not the original of {}; move it away first",
+                dir.path_of(real_of(name)),
+                dir.path_of(name));
+  }
+  if (!original)
+    return fail("{} disappeared", dir.path_of(name));
+  TRY(dir.link(name, real_of(name)));
+  // Hashed after the link: the .real holds the very inode that is checked
+  // (a package upgrade replaces a compiler by a rename, never in place).
+  if (!step.sha256.empty()) {
+    TRY_ASSIGN(auto digest, dir.sha256(real_of(name)));
+    if (digest != step.sha256) {
+      TRY(dir.remove(real_of(name)));
+      TRY(dir.sync());
+      return fail("{} changed since the install was planned (SHA-256 {}, planned {}): a "
+                  "package upgrade? Nothing was changed; run the install again",
+                  dir.path_of(name),
+                  digest.substr(0, 12),
+                  step.sha256.substr(0, 12));
+    }
+  }
+  return dir.sync();
+}
+
+util::Status Transaction::restore(const util::Dir& dir,
+                                  const std::string& name,
+                                  const std::string& shim_sha256) const {
+  TRY(remove_temporaries(dir, name));
+  TRY_ASSIGN(auto real, dir.stat(real_of(name)));
+  if (!real)
+    return {}; // already restored
+  TRY_ASSIGN(auto current, dir.stat(name));
+  TRY_ASSIGN(bool shim_in_place, is_shim(dir, name, shim_sha256));
+  bool upgraded = current && !shim_in_place && !same_inode(*current, *real);
+  if (!upgraded && !(current && same_inode(*current, *real))) {
+    // The original back under its name in one rename, PATH.real kept for
+    // the compiles that are running it (a package upgrade that replaced
+    // the shim is kept: the stale PATH.real just goes).
+    TRY(dir.link(real_of(name), "." + name + ".shimctl-tmp.restore"));
+    TRY(dir.rename("." + name + ".shimctl-tmp.restore", name));
+    TRY(dir.sync());
+  }
+  return retire(dir, real_of(name));
+}
+
 util::Status Transaction::apply(const Step& step, const std::string& shim_sha256) {
   // Diversions live in dpkg's database, not in the prefix; both calls are idempotent.
   if (step.kind == StepKind::divert)
@@ -290,38 +347,8 @@ util::Status Transaction::apply(const Step& step, const std::string& shim_sha256
   auto [dir_path, name] = util::split_relative(step.path);
   TRY_ASSIGN(auto dir, prefix_.open_relative(dir_path));
   switch (step.kind) {
-    case StepKind::link_real: {
-      TRY_ASSIGN(auto original, dir.stat(name));
-      TRY_ASSIGN(auto real, dir.stat(real_of(name)));
-      if (real && original && same_inode(*real, *original))
-        return {};
-      if (real) {
-        TRY_ASSIGN(bool shim_in_place, is_shim(dir, name, shim_sha256));
-        if (shim_in_place)
-          return {};
-        return fail("{} exists and is not the original of {}; move it away first",
-                    dir.path_of(real_of(name)),
-                    dir.path_of(name));
-      }
-      if (!original)
-        return fail("{} disappeared", dir.path_of(name));
-      TRY(dir.link(name, real_of(name)));
-      // Hashed after the link: the .real holds the very inode that is checked
-      // (a package upgrade replaces a compiler by a rename, never in place).
-      if (!step.sha256.empty()) {
-        TRY_ASSIGN(auto digest, dir.sha256(real_of(name)));
-        if (digest != step.sha256) {
-          TRY(dir.remove(real_of(name)));
-          TRY(dir.sync());
-          return fail("{} changed since the install was planned (SHA-256 {}, planned {}): a "
-                      "package upgrade? Nothing was changed; run the install again",
-                      dir.path_of(name),
-                      digest.substr(0, 12),
-                      step.sha256.substr(0, 12));
-        }
-      }
-      return dir.sync();
-    }
+    case StepKind::link_real:
+      return link_real(dir, name, step, shim_sha256);
     case StepKind::write_file:
       return dir.write_atomic(name, step.content, step.mode);
     case StepKind::place_shim: {
@@ -335,24 +362,8 @@ util::Status Transaction::apply(const Step& step, const std::string& shim_sha256
                     real_of(name));
       return dir.write_atomic(name, shim_bytes_, step.mode, std::pair{ step.uid, step.gid });
     }
-    case StepKind::restore: {
-      TRY(remove_temporaries(dir, name));
-      TRY_ASSIGN(auto real, dir.stat(real_of(name)));
-      if (!real)
-        return {}; // already restored
-      TRY_ASSIGN(auto current, dir.stat(name));
-      TRY_ASSIGN(bool shim_in_place, is_shim(dir, name, shim_sha256));
-      bool upgraded = current && !shim_in_place && !same_inode(*current, *real);
-      if (!upgraded && !(current && same_inode(*current, *real))) {
-        // The original back under its name in one rename, PATH.real kept for
-        // the compiles that are running it (a package upgrade that replaced
-        // the shim is kept: the stale PATH.real just goes).
-        TRY(dir.link(real_of(name), "." + name + ".shimctl-tmp.restore"));
-        TRY(dir.rename("." + name + ".shimctl-tmp.restore", name));
-        TRY(dir.sync());
-      }
-      return retire(dir, real_of(name));
-    }
+    case StepKind::restore:
+      return restore(dir, name, shim_sha256);
     case StepKind::remove_file:
       TRY(dir.remove(name));
       return dir.sync();

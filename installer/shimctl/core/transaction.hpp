@@ -108,6 +108,15 @@ private:
                                                 const std::string& name) const;
   // Removes DIR/REAL once no process runs it (or BusyWait::limit passed).
   [[nodiscard]] util::Status retire(const util::Dir& dir, const std::string& real) const;
+  // apply's steps that take more than a call: the original kept as NAME.real (a hard link, its
+  // hash checked), the original back under its name.
+  [[nodiscard]] util::Status link_real(const util::Dir& dir,
+                                       const std::string& name,
+                                       const Step& step,
+                                       const std::string& shim_sha256) const;
+  [[nodiscard]] util::Status restore(const util::Dir& dir,
+                                     const std::string& name,
+                                     const std::string& shim_sha256) const;
 
   const util::Dir& prefix_;
   std::string shim_bytes_;

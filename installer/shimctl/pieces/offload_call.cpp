@@ -152,6 +152,30 @@ void add_targets(OffloadCall& call, std::string_view list) {
   }
 }
 
+// Why the call's shape is not one compile of one HIP source for the targets pieces need: "" when
+// it is.
+std::string_view shape_refusal(const OffloadCall& call,
+                               bool compiles,
+                               int inputs,
+                               bool source_is_hip,
+                               bool one_target_too) {
+  if (!compiles)
+    return "no -c";
+  if (inputs != 1)
+    return inputs == 0 ? "no input" : "several inputs";
+  if (!source_is_hip)
+    return "not a HIP source";
+  if (call.output.empty() || call.output == "-")
+    return "no -o file";
+  if (call.cuid.empty())
+    return "no -cuid=";
+  if (call.targets.empty())
+    return "no GPU target named";
+  if (call.targets.size() == 1 && !one_target_too)
+    return "one GPU target (SHIMCTL_PIECES=1 splits those too)";
+  return {};
+}
+
 } // namespace
 
 OffloadCall read_offload_call(const std::vector<std::string>& args, bool one_target_too) {
@@ -160,7 +184,7 @@ OffloadCall read_offload_call(const std::vector<std::string>& args, bool one_tar
   bool source_is_hip = false;
   int inputs = 0;
   auto refuse = [&call](std::string_view why) {
-    if (call.whole_reason.empty())
+    if (call.whole_reason.empty() && !why.empty())
       call.whole_reason = why;
   };
   for (std::size_t i = 0; i < args.size(); i++) {
@@ -224,20 +248,7 @@ OffloadCall read_offload_call(const std::vector<std::string>& args, bool one_tar
       }
     }
   }
-  if (!compiles)
-    refuse("no -c");
-  else if (inputs != 1)
-    refuse(inputs == 0 ? "no input" : "several inputs");
-  else if (!source_is_hip)
-    refuse("not a HIP source");
-  else if (call.output.empty() || call.output == "-")
-    refuse("no -o file");
-  else if (call.cuid.empty())
-    refuse("no -cuid=");
-  else if (call.targets.empty())
-    refuse("no GPU target named");
-  else if (call.targets.size() == 1 && !one_target_too)
-    refuse("one GPU target (SHIMCTL_PIECES=1 splits those too)");
+  refuse(shape_refusal(call, compiles, inputs, source_is_hip, one_target_too));
   bool writes_depfile = call.host_args.size() > call.shared_args.size();
   if (call.host_half_reason.empty() && writes_depfile && !call.depfile_named)
     call.host_half_reason = "a depfile named after the output (no -MF)";

@@ -70,17 +70,15 @@ util::Result<cache::RemoteOutcome> compile_with_empty_local_cache(const core::Ma
 
 } // namespace
 
-void verify_remote(const core::Manifest& m, const VerifyOptions& options, std::vector<Check>& out) {
-  if (!m.cache.remote)
-    return;
-  const auto url = util::redact_credentials(*m.cache.remote);
-  auto probe = pick_probe(m, options);
-  if (!probe.compiler)
-    return;
-  util::RunOptions run_options;
+namespace {
+
+// The environment of the shim's compiles with the remote, its credential read from the secrets
+// file as the shim reads it; nullopt (with the check that says why in OUT) when it cannot be.
+std::optional<util::RunOptions> remote_environment(const core::Manifest& m,
+                                                   const std::string& url,
+                                                   std::vector<Check>& out) {
   auto env = cache::shim_environment(m.cache, m.fingerprint.sha256, cache::identity_paths(m));
   if (m.cache.remote_secret) {
-    // The real credential, as the shim reads it: only from the secrets file.
     auto secrets = cache::read_secrets(m.prefix);
     if (secrets.state == cache::SecretsFile::State::unreadable) {
       out.push_back({ "remote",
@@ -88,7 +86,7 @@ void verify_remote(const core::Manifest& m, const VerifyOptions& options, std::v
                       Outcome::warn,
                       cache::credential_text(secrets, m.cache) +
                         "; not verified (run verify as the user who installed)" });
-      return;
+      return std::nullopt;
     }
     if (secrets.state == cache::SecretsFile::State::absent) {
       out.push_back({ "remote",
@@ -97,73 +95,88 @@ void verify_remote(const core::Manifest& m, const VerifyOptions& options, std::v
                       fmt::format("{}; run 'shimctl install {} --remote URL' again",
                                   cache::credential_text(secrets, m.cache),
                                   m.prefix) });
-      return;
+      return std::nullopt;
     }
     env.secrets = secrets.lines;
   }
+  util::RunOptions run_options;
   run_options.env = cache::tool_environment(env);
   run_options.env["SHIMCTL_DISABLE"] = std::nullopt;
   run_options.env["SHIMCTL_ACTIVE"] = std::nullopt;
+  return run_options;
+}
 
+// What the two compiles say of the remote: FIRST stored (or found) the entry, SECOND, with
+// another empty local cache, must have read it; ERROR: a compile's own failure.
+Check remote_verdict(const core::Manifest& m,
+                     const std::string& url,
+                     const std::string& compiler,
+                     const cache::RemoteOutcome& first,
+                     const cache::RemoteOutcome& second,
+                     const std::string& error) {
+  if (!error.empty())
+    return { "remote",
+             url,
+             Outcome::fail,
+             "a compile through the shim failed with the remote configured: " + error };
+  if (!second.refused.empty())
+    return { "remote",
+             url,
+             Outcome::warn,
+             fmt::format(
+               "remote storage {} is refused or unreachable ({}): compiles run without it",
+               url,
+               second.refused) };
+  if (second.read_errors > 0 || (first.write_errors > 0 && !m.cache.remote_read_only))
+    return { "remote",
+             url,
+             Outcome::warn,
+             fmt::format("remote storage {} is unreachable: compiles use the local cache "
+                         "(the store failed or refused a request: is it down, or is the "
+                         "credential wrong or not allowed to write?)",
+                         url) };
+  if (second.hits > 0)
+    return { "remote",
+             url,
+             Outcome::pass,
+             fmt::format("a compile with an empty local cache was served from the remote ({}{})",
+                         compiler,
+                         m.cache.remote_read_only ? ", read-only" : "") };
+  if (m.cache.remote_read_only)
+    return { "remote",
+             url,
+             Outcome::warn,
+             "reachable, but the read-only remote holds no entry for the test compile yet "
+             "(a writer populates it); nothing was written" };
+  return { "remote",
+           url,
+           Outcome::fail,
+           "the repeat compile with an empty local cache was not served from the remote "
+           "(a miss); check the URL and the server's write permissions" };
+}
+
+} // namespace
+
+void verify_remote(const core::Manifest& m, const VerifyOptions& options, std::vector<Check>& out) {
+  if (!m.cache.remote)
+    return;
+  const auto url = util::redact_credentials(*m.cache.remote);
+  auto probe = pick_probe(m, options);
+  if (!probe.compiler)
+    return;
+  auto run_options = remote_environment(m, url, out);
+  if (!run_options)
+    return;
   // The first compile stores the entry (unless the remote has it already or
   // is read-only); the second, with another empty local cache, must read it.
   std::string error;
-  auto first = compile_with_empty_local_cache(m, probe, run_options, error);
-  auto second = first ? compile_with_empty_local_cache(m, probe, run_options, error) : first;
+  auto first = compile_with_empty_local_cache(m, probe, *run_options, error);
+  auto second = first ? compile_with_empty_local_cache(m, probe, *run_options, error) : first;
   if (!second) {
     out.push_back({ "remote", url, Outcome::fail, second.error().message });
     return;
   }
-  if (!error.empty()) {
-    out.push_back({ "remote",
-                    url,
-                    Outcome::fail,
-                    "a compile through the shim failed with the remote configured: " + error });
-    return;
-  }
-  if (!second->refused.empty()) {
-    out.push_back({ "remote",
-                    url,
-                    Outcome::warn,
-                    fmt::format("remote storage {} is refused or unreachable ({}): compiles run "
-                                "without it",
-                                url,
-                                second->refused) });
-    return;
-  }
-  if (second->read_errors > 0 || (first->write_errors > 0 && !m.cache.remote_read_only)) {
-    out.push_back({ "remote",
-                    url,
-                    Outcome::warn,
-                    fmt::format("remote storage {} is unreachable: compiles use the local cache "
-                                "(the store failed or refused a request: is it down, or is the "
-                                "credential wrong or not allowed to write?)",
-                                url) });
-    return;
-  }
-  if (second->hits > 0) {
-    out.push_back({ "remote",
-                    url,
-                    Outcome::pass,
-                    fmt::format("a compile with an empty local cache was served from the remote "
-                                "({}{})",
-                                probe.compiler->path,
-                                m.cache.remote_read_only ? ", read-only" : "") });
-    return;
-  }
-  if (m.cache.remote_read_only) {
-    out.push_back({ "remote",
-                    url,
-                    Outcome::warn,
-                    "reachable, but the read-only remote holds no entry for the test compile yet "
-                    "(a writer populates it); nothing was written" });
-    return;
-  }
-  out.push_back({ "remote",
-                  url,
-                  Outcome::fail,
-                  "the repeat compile with an empty local cache was not served from the remote "
-                  "(a miss); check the URL and the server's write permissions" });
+  out.push_back(remote_verdict(m, url, probe.compiler->path, *first, *second, error));
 }
 
 } // namespace shimctl::verify
