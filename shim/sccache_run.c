@@ -17,8 +17,18 @@ static const char* sccache_default_dir(void) {
                                                                                          : NULL;
 }
 
-/* Its cache buster carries the target key. */
+/* Its cache buster carries the target key. A chain with a disk level (the local tier in front of
+ * a store) needs SCCACHE_DIR: sccache will not start without it ("Disk cache specified in levels
+ * but not configured"), so the user's default goes in when the config and the user name none. */
 static bool sccache_add_environment(void) {
+  static char dir_entry[sizeof "SCCACHE_DIR=" + PATH_MAX];
+  const char chain[] = "SCCACHE_MULTILEVEL_CHAIN=", dir[] = "SCCACHE_DIR=";
+  if (find_env(chain, sizeof chain - 1) >= 0 && find_env(dir, sizeof dir - 1) < 0) {
+    const char* path = sccache_default_dir();
+    if (path && concat(dir_entry, sizeof dir_entry, dir, path, NULL) < sizeof dir_entry &&
+        !push_env(dir_entry))
+      return false;
+  }
   if (!target_key.len)
     return true;
   const char buster[] = "SCCACHE_C_CUSTOM_CACHE_BUSTER=";

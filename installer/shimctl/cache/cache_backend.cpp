@@ -1,3 +1,4 @@
+#include <climits>
 #include <cstdlib>
 #include <filesystem>
 #include <fmt/ranges.h>
@@ -80,6 +81,16 @@ std::map<std::string, std::optional<std::string>> tool_environment(const ShimEnv
       continue; // a comment (sccache's "# remote=URL"), as the shim skips it
     if (!std::getenv(entry.substr(0, eq).c_str()))
       out[entry.substr(0, eq)] = entry.substr(eq + 1);
+  }
+  // sccache: a chain with a disk level needs SCCACHE_DIR (it will not start without one): the
+  // user's default, as the shim gives it (shim/sccache_run.c).
+  if (!env.sccache_key.empty() && out.contains("SCCACHE_MULTILEVEL_CHAIN") &&
+      !out.contains("SCCACHE_DIR") && !std::getenv("SCCACHE_DIR")) {
+    char home[PATH_MAX];
+    size_t len = shimctl_user_cache_home(
+      home, sizeof home, std::getenv("XDG_CACHE_HOME"), std::getenv("HOME"));
+    if (len && len < sizeof home)
+      out["SCCACHE_DIR"] = std::string(home, len) + "/sccache";
   }
   // sccache: the calling user's own server, where the shim would find it.
   if (!env.sccache_key.empty() && !std::getenv("SCCACHE_SERVER_UDS") &&

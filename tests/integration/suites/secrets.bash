@@ -392,9 +392,12 @@ test_sccache_gets_its_redis_url_from_the_secrets_file() {
   out install "$SHIMCTL" install "$P" --compilers clang --no-verify --cache sccache \
     --cache-dir "$TEST_DIR/sccache" --remote "$sccache_url" || fail "install: $(shown install)"
   expect_perm "$P/.shimctl/secrets" 600
-  expect_eq "# remote=$sccache_url"$'\n'"SCCACHE_REDIS_ENDPOINT=redis://127.0.0.1:$REDIS_PORT"$'\n'"SCCACHE_REDIS_PASSWORD=$pw" \
+  # The chain of two tiers goes where the store's variables go (sccache >= 0.15: every sccache
+  # with remote storage this suite runs, 0.17).
+  expect_eq "# remote=$sccache_url"$'\n'"SCCACHE_REDIS_ENDPOINT=redis://127.0.0.1:$REDIS_PORT"$'\n'"SCCACHE_REDIS_PASSWORD=$pw"$'\n'"SCCACHE_MULTILEVEL_CHAIN=disk,redis" \
     "$(cat "$P/.shimctl/secrets")" "the secrets file"
   conf=$P/llvm/bin/.shimctl.conf
+  ! grep -q '^setenv SCCACHE_MULTILEVEL_CHAIN' "$conf" || fail "the shim config names the chain"
   grep -qxF "secrets $P/.shimctl/secrets" "$conf" || fail "no secrets line in $conf"
   ! grep -q '^setenv SCCACHE_REDIS' "$conf" || fail "the shim config names the remote"
   (cd "$TEST_DIR" && "$P/llvm/bin/clang" -c x.c -o sc.o) || fail "root's compile through sccache"

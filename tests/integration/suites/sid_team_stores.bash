@@ -383,7 +383,9 @@ test_sccache_s3() {
   n=$(s3_objects shimcache team1)
   expect_eq 1 "$n" "objects under team1/"
   expect_eq "$n" "$(s3_objects shimcache)" "objects in the whole bucket (all under team1/)"
-  expect_contains "$(sstat a 's["cache_location"]')" "prefix: /team1/" "machine a's store"
+  # Two tiers (issue 35): the local disk in front of S3; the chain goes with the store's variables.
+  expect_eq "Multi-level (2 levels)" "$(sstat a 's["cache_location"]')" "machine a's cache"
+  grep -qx "SCCACHE_MULTILEVEL_CHAIN=disk,s3" "$P/.shimctl/secrets" || fail "no chain in the secrets file"
   # Another directory, an empty local cache: served from S3, the same bytes.
   cc b k.hip
   expect_eq "hits=1 misses=0" "$(scounts b)" "machine b (empty local cache)"
