@@ -1,10 +1,10 @@
-#include <climits>
 #include <cstdlib>
 #include <filesystem>
 #include <fmt/ranges.h>
 #include <shim/formats.h>
 #include <shimctl/cache/cache_backend.hpp>
 #include <shimctl/cache/sccache_server.hpp>
+#include <shimctl/cache/sccache_tool.hpp>
 #include <shimctl/util/text.hpp>
 
 namespace shimctl::cache {
@@ -86,11 +86,8 @@ std::map<std::string, std::optional<std::string>> tool_environment(const ShimEnv
   // user's default, as the shim gives it (shim/sccache_run.c).
   if (!env.sccache_key.empty() && out.contains("SCCACHE_MULTILEVEL_CHAIN") &&
       !out.contains("SCCACHE_DIR") && !std::getenv("SCCACHE_DIR")) {
-    char home[PATH_MAX];
-    size_t len = shimctl_user_cache_home(
-      home, sizeof home, std::getenv("XDG_CACHE_HOME"), std::getenv("HOME"));
-    if (len && len < sizeof home)
-      out["SCCACHE_DIR"] = std::string(home, len) + "/sccache";
+    if (auto dir = sccache_default_dir(); !dir.empty())
+      out["SCCACHE_DIR"] = dir;
   }
   // sccache: the calling user's own server, where the shim would find it.
   if (!env.sccache_key.empty() && !std::getenv("SCCACHE_SERVER_UDS") &&

@@ -242,8 +242,7 @@ bool sccache_has_tiers(std::string_view version) {
 
 std::string sccache_tier_chain(std::string_view url, std::string_view version) {
   const auto* kind = store_kind_of(scheme_of(split_attributes(url).first));
-  if (!sccache_has_tiers(version) || !kind || kind->sccache_backend().empty() ||
-      !sccache_store(url, false).problem.empty())
+  if (!sccache_has_tiers(version) || !kind || kind->sccache_backend().empty())
     return {};
   std::string level(kind->sccache_backend());
   std::ranges::transform(level, level.begin(), [](unsigned char c) { return std::tolower(c); });

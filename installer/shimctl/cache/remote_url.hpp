@@ -48,8 +48,9 @@ namespace shimctl::cache {
 // sccache >= 0.15): hits read the disk first, a hit from the store is back-filled, every compile
 // writes both; the local level is sccache's preprocessor cache too.
 [[nodiscard]] bool sccache_has_tiers(std::string_view version);
-// The chain for URL's store under the local disk cache ("SCCACHE_MULTILEVEL_CHAIN=disk,redis"),
-// or "" when sccache at VERSION has no tiers or URL names no store.
+// The chain for URL's store (one check_sccache_remote_url accepts) under the local disk cache
+// ("SCCACHE_MULTILEVEL_CHAIN=disk,redis"), or "" when sccache at VERSION has no tiers or URL's
+// scheme names no sccache store.
 [[nodiscard]] std::string sccache_tier_chain(std::string_view url, std::string_view version);
 
 // One storage of ccache's list in the form ccache at VERSION reads: redis://:PASSWORD@ becomes

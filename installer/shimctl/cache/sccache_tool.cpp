@@ -245,13 +245,8 @@ public:
       return *it->second;
     if (const char* dir = std::getenv("SCCACHE_DIR"))
       return dir;
-    // sccache's default, by the one rule the shim checks too (shim/formats.h): <cache
-    // home>/sccache, the cache home ${XDG_CACHE_HOME:-$HOME/.cache}.
-    char home[PATH_MAX];
-    if (shimctl_user_cache_home(
-          home, sizeof home, std::getenv("XDG_CACHE_HOME"), std::getenv("HOME")) == 0)
-      return "~/.cache/sccache";
-    return std::string(home) + "/sccache";
+    auto dir = sccache_default_dir();
+    return dir.empty() ? "~/.cache/sccache" : dir;
   }
 
   void leave_statistics_alone(util::RunOptions& /*options*/) const override {
@@ -333,6 +328,13 @@ public:
 };
 
 } // namespace
+
+std::string sccache_default_dir() {
+  char home[PATH_MAX];
+  size_t len =
+    shimctl_user_cache_home(home, sizeof home, std::getenv("XDG_CACHE_HOME"), std::getenv("HOME"));
+  return len && len < sizeof home ? std::string(home, len) + "/sccache" : std::string();
+}
 
 const Tool& sccache_tool() {
   static const Sccache tool;

@@ -11,6 +11,11 @@ namespace shimctl::cache {
 
 [[nodiscard]] const Tool& sccache_tool();
 
+// sccache's own default cache directory for this process's user: <cache home>/sccache (the cache
+// home ${XDG_CACHE_HOME:-$HOME/.cache}, the one rule the shim uses too: shim/formats.h); "" when
+// neither variable names one.
+[[nodiscard]] std::string sccache_default_dir();
+
 // The sccache servers the shim's measure log names (its "# shimctl-shim: sccache" records).
 struct SccacheServer {
   std::string sccache; // the binary the shim ran
