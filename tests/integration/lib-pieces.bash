@@ -29,10 +29,6 @@ pz_prefix() {
       { fail "install of $P failed:"$'\n'"$(cat "$SUITE_TMP/install-$1.out")"; return 1; }
     : >"$P.ready"
   fi
-  # Host halves reassembled with llvm-objcopy (host_half.hpp): clang-21 and 23. llvm-objcopy 15/16
-  # drop .llvm_addrsig's link to .symtab: the first reassembly is refused, and the host compiles
-  # with the object from then on (a verdict of its own).
-  PZ_HOST_HALVES=$([ "$1" = sid ] && echo 1 || echo 0)
   export CCACHE_DIR=$TEST_DIR/ccache
   export XDG_CACHE_HOME=$SUITE_TMP/xdg-$1
   mkdir -p "$XDG_CACHE_HOME"
@@ -134,9 +130,6 @@ host_in() {
   sed -n 's/^shimctl-shim: pieces: host half \(hit\|miss\).*/\1/p' "$1/trace"
 }
 
-# halves WITH WITHOUT: WITH on a stack whose host halves are reassembled (PZ_HOST_HALVES), else
-# WITHOUT.
-halves() { if [ "$PZ_HOST_HALVES" = 1 ]; then echo "$1"; else echo "$2"; fi; }
 
 # split_in DIR: N of "object from N pieces" in DIR/trace ("" when there is none).
 split_in() {
@@ -257,18 +250,13 @@ pz_case_add_remove_change() {
   expect_eq "hit=2 miss=3 split=2" "$(pz_counts)" "pieces counters after 2 then 3 targets"
   grep -qx 'checked_same 1' "$CCACHE_DIR/shimctl-pieces" || fail "no checked_same 1 in the counters"
   # The host half is cached apart, keyed without the targets: the 3-target object reuses it.
-  expect_eq "$(halves "miss hit" "miss ")" "$(host_in "$TEST_DIR/plain-2") $(host_in "$TEST_DIR/plain-3")" \
+  expect_eq "miss hit" "$(host_in "$TEST_DIR/plain-2") $(host_in "$TEST_DIR/plain-3")" \
     "host halves of 2 then 3 targets"
-  expect_eq "$(halves same "differ same")" "$(pz_verdicts | tr ' ' '\n' | sort | xargs)" "the verdicts recorded"
-  if [ "$PZ_HOST_HALVES" = 1 ]; then
-    grep -qx 'host_hit 1' "$CCACHE_DIR/shimctl-pieces" || fail "no host_hit 1 in the counters"
-  else
-    grep -qx 'shimctl-shim: pieces: host half not used from now on: llvm-objcopy changed the header of .llvm_addrsig' \
-      "$TEST_DIR/plain-2/trace" || fail "the refused reassembly is not traced: $(cat "$TEST_DIR/plain-2/trace")"
-  fi
+  expect_eq "same" "$(pz_verdicts | tr ' ' '\n' | sort | xargs)" "the verdicts recorded"
+  grep -qx 'host_hit 1' "$CCACHE_DIR/shimctl-pieces" || fail "no host_hit 1 in the counters"
   # ccache counts the pieces and host halves too: 2 whole-object misses + 3 piece misses + 1 host
   # half miss, 2 piece hits (+ 1 host half hit).
-  expect_eq "$(halves "hits=3 misses=6" "hits=2 misses=6")" "$(ccache_hm)" "ccache's statistics"
+  expect_eq "hits=3 misses=6" "$(ccache_hm)" "ccache's statistics"
   local ref3=$TEST_DIR/plain-3/ref.k.o
   cmp -s "$TEST_DIR/plain-2/k.o" "$ref3" && fail "the 2- and 3-target objects are equal: the test proves nothing"
 
@@ -276,7 +264,7 @@ pz_case_add_remove_change() {
   corpus "$TEST_DIR/again"
   pz_compile "$TEST_DIR/again" -O2 $(targets "$t3") -c k.hip -o k.o
   expect_eq "" "$(pieces_in "$TEST_DIR/again")$(whole_in "$TEST_DIR/again")" "pieces traced on a whole-object hit"
-  expect_eq "$(halves "hits=4 misses=6" "hits=3 misses=6")" "$(ccache_hm)" "ccache's statistics after the whole-object hit"
+  expect_eq "hits=4 misses=6" "$(ccache_hm)" "ccache's statistics after the whole-object hit"
   expect_eq "hit=2 miss=3 split=2" "$(pz_counts)" "pieces counters after the whole-object hit"
   expect_same_file "$ref3" "$TEST_DIR/again/k.o"
 
@@ -284,7 +272,7 @@ pz_case_add_remove_change() {
   corpus "$TEST_DIR/removed"
   pz_compile "$TEST_DIR/removed" -O2 $(targets "$b,$c") -c k.hip -o k.o
   expect_split "$TEST_DIR/removed" 2 "$(sorted "$b:hit" "$c:hit")"
-  expect_eq "$(halves hit "")" "$(host_in "$TEST_DIR/removed")" "the host half of B,C"
+  expect_eq "hit" "$(host_in "$TEST_DIR/removed")" "the host half of B,C"
   pz_ref "$TEST_DIR/removed" k.o -O2 $(targets "$b,$c") -c k.hip -o k.o
   expect_same_file "$TEST_DIR/removed/ref.k.o" "$TEST_DIR/removed/k.o"
   expect_eq "hit=4 miss=3 split=3" "$(pz_counts)" "pieces counters after 3 -> 2"
@@ -293,7 +281,7 @@ pz_case_add_remove_change() {
   corpus "$TEST_DIR/header" 5
   pz_compile "$TEST_DIR/header" -O2 $(targets "$t3") -c k.hip -o k.o
   expect_split "$TEST_DIR/header" 3 "$(sorted "$a:miss" "$b:miss" "$c:miss")"
-  expect_eq "$(halves miss "")" "$(host_in "$TEST_DIR/header")" "the host half after the header changed"
+  expect_eq "miss" "$(host_in "$TEST_DIR/header")" "the host half after the header changed"
   pz_ref "$TEST_DIR/header" k.o -O2 $(targets "$t3") -c k.hip -o k.o
   expect_same_file "$TEST_DIR/header/ref.k.o" "$TEST_DIR/header/k.o"
   cmp -s "$ref3" "$TEST_DIR/header/k.o" && fail "the object did not change with its header"
@@ -350,7 +338,7 @@ pz_case_debug_depfile() {
   grep -q "$TEST_DIR/g-a" "$TEST_DIR/g-b/k.o" && fail "g-b's object names g-a"
   pz_compile "$TEST_DIR/g-a" "${flags[@]}" $(targets "$t3") -c k.hip -o k.o
   expect_split "$TEST_DIR/g-a" 3 "$(sorted "$1:hit" "$2:hit" "$3:miss")"
-  expect_eq "$(halves "miss hit" " ")" "$(host_in "$TEST_DIR/g-b") $(host_in "$TEST_DIR/g-a")" \
+  expect_eq "miss hit" "$(host_in "$TEST_DIR/g-b") $(host_in "$TEST_DIR/g-a")" \
     "host halves: another dir, then the same dir (-g)"
   pz_ref "$TEST_DIR/g-a" k.o,k.d "${flags[@]}" $(targets "$t3") -c k.hip -o k.o
   expect_same_file "$TEST_DIR/g-a/ref.k.o" "$TEST_DIR/g-a/k.o"

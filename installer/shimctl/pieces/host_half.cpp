@@ -1,7 +1,9 @@
 #include <algorithm>
+#include <cstddef>
 #include <cstring>
 #include <elf.h>
 #include <fmt/format.h>
+#include <fstream>
 #include <optional>
 #include <shimctl/pieces/host_half.hpp>
 #include <shimctl/util/process.hpp>
@@ -60,9 +62,36 @@ std::optional<std::string> elf_section(const std::string& image, std::string_vie
   return std::nullopt;
 }
 
+// SHT_LLVM_ADDRSIG: the address-significance table, linked to .symtab (not in glibc's elf.h).
+constexpr Elf64_Word section_type_llvm_addrsig = 0x6fff4c03;
+
+// Puts back in OUT (the file at OUT_PATH) the .llvm_addrsig link to .symtab that HALF has and
+// llvm-objcopy 15/16 drop (they write 0), field by field; the rest of OUT stays as
+// llvm-objcopy wrote it. False when the file cannot be written.
+bool mend_addrsig_link(const std::string& half,
+                       const std::string& out,
+                       const std::string& out_path) {
+  auto before = elf_sections(half), after = elf_sections(out);
+  if (before.empty() || before.size() != after.size())
+    return true;
+  Elf64_Ehdr eh;
+  std::memcpy(&eh, out.data(), sizeof eh);
+  for (std::size_t i = 0; i < before.size(); i++) {
+    const auto &a = before[i].header, &b = after[i].header;
+    if (b.sh_type != section_type_llvm_addrsig || b.sh_link != 0 || a.sh_link == 0)
+      continue;
+    std::fstream file(out_path, std::ios::in | std::ios::out | std::ios::binary);
+    file.seekp(static_cast<std::streamoff>(eh.e_shoff + i * sizeof(Elf64_Shdr) +
+                                           offsetof(Elf64_Shdr, sh_link)));
+    file.write(reinterpret_cast<const char*>(&a.sh_link), sizeof a.sh_link);
+    if (!file.flush())
+      return false;
+  }
+  return true;
+}
+
 // The first section whose header differs between HALF and OUT other than by its place in the
-// file (and .hip_fatbin by its size); "" when none does. llvm-objcopy 15/16 drop the
-// .llvm_addrsig section's link to .symtab, which the compiler writes.
+// file (and .hip_fatbin by its size); "" when none does.
 std::string changed_section(const std::string& half, const std::string& out) {
   auto before = elf_sections(half), after = elf_sections(out);
   if (before.empty() || before.size() != after.size())
@@ -142,8 +171,10 @@ std::string reassemble_object(const std::string& objcopy,
   auto run = util::run({ objcopy, "--update-section", ".hip_fatbin=" + fatbin, half, output });
   if (!run || !run->ok())
     return "llvm-objcopy could not put the bundle into the host half";
-  if (auto changed = changed_section(util::read_text_file(half), util::read_text_file(output));
-      !changed.empty())
+  auto half_image = util::read_text_file(half);
+  if (!mend_addrsig_link(half_image, util::read_text_file(output), output))
+    return "cannot mend the .llvm_addrsig link llvm-objcopy dropped";
+  if (auto changed = changed_section(half_image, util::read_text_file(output)); !changed.empty())
     return "llvm-objcopy changed the header of " + changed;
   return {};
 }

@@ -32,8 +32,26 @@ std::string read_verdict(const VerdictPlace& place) {
     fmt::format("{}/{}/{}/{}", place.home, SHIMCTL_USER_CACHE_DIR, verdicts_dir, place.name)));
 }
 
+namespace {
+
+// The user's cache home, made (0700, as XDG asks) when missing but its parent is there: a new
+// user's ~/.cache, or an XDG_CACHE_HOME not made yet, would otherwise check every split again.
+util::Result<util::Dir> open_cache_home(const std::string& path) {
+  if (auto home = util::Dir::open(path))
+    return home;
+  auto slash = path.rfind('/');
+  if (slash == std::string::npos || slash + 1 == path.size())
+    return util::Dir::open(path);
+  auto parent = util::Dir::open(slash == 0 ? "/" : path.substr(0, slash));
+  if (!parent || !parent->make_dir(path.substr(slash + 1), 0700))
+    return util::Dir::open(path);
+  return parent->open_relative(path.substr(slash + 1));
+}
+
+} // namespace
+
 void record_verdict(const VerdictPlace& place, bool same) {
-  auto home = util::Dir::open(place.home);
+  auto home = open_cache_home(place.home);
   if (!home || !home->make_dir(SHIMCTL_USER_CACHE_DIR, 0700))
     return;
   auto ours = home->open_relative(SHIMCTL_USER_CACHE_DIR);
