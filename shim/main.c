@@ -252,6 +252,7 @@ int main(int argc, char** argv) {
       mark_piece_compiled(&nested);
       compile_pieces(
         real, compiler, &nested, argc, argv, compiler_for_cache(argv0, invoked, known));
+      exec_original(real, compiler->name, piece_depfile_arguments(&nested, argc, argv));
     }
     exec_original(real, compiler->name, argv);
   }

@@ -11,6 +11,7 @@
 
 #include <fcntl.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 extern char** environ;
@@ -58,4 +59,31 @@ void mark_piece_compiled(const struct call_traits* call) {
   int fd = open_file(mark, O_WRONLY | O_CREAT | O_NOFOLLOW, 0600);
   if (fd >= 0)
     close(fd);
+}
+
+/* A piece's device-only compile under ccache's depend mode names its depfile as `-MF F`
+ * (compile-pieces, piece_compile.cpp): clang-17 and later write none for a device-only compile
+ * (the driver drops -MF and warns), and ccache would then compile again. The device cc1 gets it
+ * directly: `-Xclang -dependency-file -Xclang F` (with -MD it has -MT and -sys-header-deps). */
+char** piece_depfile_arguments(const struct call_traits* call, int argc, char** argv) {
+  if (!getenv("SHIMCTL_PIECE_MARK") || !call->device_only || (size_t)argc + 4 > MAX_ARGS)
+    return argv;
+  static char xclang[] = "-Xclang", dependency_file[] = "-dependency-file";
+  int at = 1;
+  while (at + 1 < argc && strcmp(argv[at], "-MF") != 0)
+    at++;
+  if (at + 1 >= argc)
+    return argv;
+  size_t n = 0;
+  for (int i = 0; i < argc; i++) {
+    if (i == at) {
+      cache_argv[n++] = xclang;
+      cache_argv[n++] = dependency_file;
+      cache_argv[n++] = xclang;
+      continue;
+    }
+    cache_argv[n++] = argv[i];
+  }
+  cache_argv[n] = NULL;
+  return cache_argv;
 }

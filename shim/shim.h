@@ -183,6 +183,9 @@ void compile_pieces(const char* real,
                     char* for_cache);
 /* A piece's compile that the cache tool runs (a miss): marks SHIMCTL_PIECE_MARK. */
 void mark_piece_compiled(const struct call_traits* call);
+/* A piece's device-only compile with `-MF F`: the arguments with `-Xclang -dependency-file
+ * -Xclang F` in its place (in cache_argv), for depend mode; else ARGV. */
+char** piece_depfile_arguments(const struct call_traits* call, int argc, char** argv);
 
 /* ---- identity_guard.c ------------------------------------------------------------------- */
 /* Puts the first FINGERPRINT_KEY_LEN digits of the toolchain's current fingerprint at KEY;

@@ -257,6 +257,10 @@ pz_case_add_remove_change() {
   # ccache counts the pieces and host halves too: 2 whole-object misses + 3 piece misses + 1 host
   # half miss, 2 piece hits (+ 1 host half hit).
   expect_eq "hits=3 misses=6" "$(ccache_hm)" "ccache's statistics"
+  # Every compile ran in ccache's depend mode, the pieces too (-MD -MF, which the shim under ccache
+  # hands to the device cc1: clang-21 and 23 write no depfile for a device-only compile): none
+  # was preprocessed before its miss.
+  expect_eq "0" "$(ccache_stat "$CCACHE_DIR" preprocessed_cache_miss)" "misses that ran ccache's preprocessor"
   local ref3=$TEST_DIR/plain-3/ref.k.o
   cmp -s "$TEST_DIR/plain-2/k.o" "$ref3" && fail "the 2- and 3-target objects are equal: the test proves nothing"
 

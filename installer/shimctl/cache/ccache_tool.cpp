@@ -220,6 +220,11 @@ public:
     env["CCACHE_DISABLE"] = std::nullopt;  // ccache's, for the compiler it runs (the shim)
     env["CCACHE_STATSLOG"] = std::nullopt; // measure's: pieces are recorded apart
   }
+  std::vector<std::string> piece_depend_args(const std::string& depfile) const override {
+    // In depend mode (every install's CCACHE_DEPEND=1, unless the user's setting wins) ccache
+    // reads the headers from the depfile instead of preprocessing before a miss.
+    return { "-MD", "-MF", depfile };
+  }
   std::string key_apart(std::string_view key, util::EnvChanges& env) const override {
     const char* check = std::getenv("CCACHE_COMPILERCHECK");
     if (!check || !std::string_view(check).starts_with("string:"))

@@ -305,6 +305,9 @@ public:
   }
 
   void piece_environment(util::EnvChanges& /*env*/) const override {}
+  std::vector<std::string> piece_depend_args(const std::string& /*depfile*/) const override {
+    return {}; // sccache has no depend mode: it preprocesses before every miss
+  }
   std::string key_apart(std::string_view key, util::EnvChanges& env) const override {
     const char* buster = std::getenv("SCCACHE_C_CUSTOM_CACHE_BUSTER");
     env["SCCACHE_C_CUSTOM_CACHE_BUSTER"] = std::string(buster ? buster : "").append(key);

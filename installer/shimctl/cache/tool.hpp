@@ -186,6 +186,11 @@ public:
   // The umask it makes its files in its cache directory with (ccache: CCACHE_UMASK, which a
   // group's shared cache sets); files written beside them use it too.
   [[nodiscard]] virtual unsigned file_umask() const = 0;
+  // The arguments that let a device piece's compile use this tool's depend mode, DEPFILE its
+  // depfile (ccache: -MD -MF DEPFILE; the shim under it hands the depfile to the device cc1,
+  // shim/pieces_handoff.c); {} for a tool without one.
+  [[nodiscard]] virtual std::vector<std::string> piece_depend_args(
+    const std::string& depfile) const = 0;
   // It caches a host compile that embeds a fatbin (-Xclang -fcuda-include-gpubinary).
   [[nodiscard]] virtual bool caches_host_half() const = 0;
   // It runs compiles under a jobserver of its own: a compile that runs pieces through it hands

@@ -269,6 +269,9 @@ std::string compile_the_pieces(const PieceRequest& request,
     for (const char* flag : { "--cuda-device-only", "--no-gpu-bundle-output" })
       piece.emplace_back(flag);
     piece.push_back("--offload-arch=" + inputs[i]);
+    auto depend =
+      request.tool->piece_depend_args(scratch.file("piece-" + safe_name(inputs[i]) + ".d"));
+    piece.insert(piece.end(), depend.begin(), depend.end());
     piece.push_back("-o");
     piece.push_back(piece_files[i]);
   }

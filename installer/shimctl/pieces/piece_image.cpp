@@ -31,6 +31,19 @@ util::Result<util::RunResult> run_image_step(const Job& job) {
   return run;
 }
 
+// The depfile compile-pieces names for the cache tool's depend mode (-MD -MF FILE, in that
+// spelling: piece_compile.cpp), taken out of ARGS: the device job writes it; "" when none.
+std::string take_piece_depfile(std::vector<std::string>& args) {
+  auto md = std::ranges::find(args, "-MD");
+  auto mf = std::ranges::find(args, "-MF");
+  if (md == args.end() || mf == args.end() || mf + 1 == args.end())
+    return {};
+  std::string depfile = *(mf + 1);
+  args.erase(mf, mf + 2);
+  args.erase(std::ranges::find(args, "-MD"));
+  return depfile;
+}
+
 } // namespace
 
 bool is_piece_image_call(const PieceRequest& request) {
@@ -45,6 +58,7 @@ int compile_piece_image(const PieceRequest& request) {
   for (std::size_t i = 1; i < request.argv.size(); i++)
     if (request.argv[i] != "--cuda-device-only" && request.argv[i] != "--no-gpu-bundle-output")
       args.push_back(request.argv[i]);
+  std::string depfile = take_piece_depfile(args);
   OffloadCall call = read_offload_call(args, true);
   if (!call.whole_reason.empty())
     return image_failed(call.whole_reason);
@@ -73,6 +87,9 @@ int compile_piece_image(const PieceRequest& request) {
   Job device;
   for (const auto& arg : plan.device_jobs[target])
     device.push_back(!device.empty() && device.back() == "-o" ? bitcode : arg);
+  if (!depfile.empty()) // the headers the cache tool's depend mode reads, as -MD would list them
+    device.insert(device.end(),
+                  { "-dependency-file", depfile, "-MT", call.output, "-sys-header-deps" });
   auto compiled = run_image_step(device);
   if (!compiled || !compiled->ok())
     return compiled ? compiled->exit_code : image_failed("the device job cannot run");
