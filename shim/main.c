@@ -252,6 +252,7 @@ int main(int argc, char** argv) {
       mark_piece_compiled(&nested);
       compile_pieces(
         real, compiler, &nested, argc, argv, compiler_for_cache(argv0, invoked, known));
+      hand_off_device_link(real, &nested, argc, argv);
       exec_original(real, compiler->name, piece_depfile_arguments(&nested, argc, argv));
     }
     exec_original(real, compiler->name, argv);
@@ -269,6 +270,7 @@ int main(int argc, char** argv) {
     int answered = answer_probe(real, compiler, call, argc, args);
     if (answered >= 0)
       return answered;
+    hand_off_device_link(real, &call, argc, args);
     exec_original(real, compiler->name, args);
   }
   return through_cache(

@@ -87,3 +87,33 @@ char** piece_depfile_arguments(const struct call_traits* call, int argc, char** 
   cache_argv[n] = NULL;
   return cache_argv;
 }
+
+/* A per-target device link of the new offload driver: clang-linker-wrapper runs the clang beside
+ * it (this shim) with --target=amdgcn-amd-amdhsa, -o and no -c, for each GPU target. With
+ * SHIMCTL_DEVICE_LINKS=1 it goes to `shimctl device-link` (installer/shimctl/links/), keyed by
+ * the toolchain's identity; returns when it does not (the link then runs as given). */
+void hand_off_device_link(const char* real, const struct call_traits* call, int argc, char** argv) {
+  if (!env_is("SHIMCTL_DEVICE_LINKS", "1") || !shim.config.pieces_helper ||
+      call->kind != CALL_LINK || (size_t)argc + 6 > MAX_ARGS)
+    return;
+  bool amdgcn = false, output = false;
+  for (int i = 1; i < argc; i++) {
+    amdgcn = amdgcn || strcmp(argv[i], "--target=amdgcn-amd-amdhsa") == 0;
+    output = output || strcmp(argv[i], "-o") == 0;
+  }
+  static char identity[FINGERPRINT_KEY_LEN + 1];
+  if (!amdgcn || !output || !shim.config.identity_helper || !know_identity(identity))
+    return;
+  identity[FINGERPRINT_KEY_LEN] = '\0';
+  static char verb[] = "device-link", end[] = "--";
+  size_t n = 0;
+  cache_argv[n++] = (char*)shim.config.pieces_helper;
+  cache_argv[n++] = verb;
+  cache_argv[n++] = (char*)real;
+  cache_argv[n++] = identity;
+  cache_argv[n++] = end;
+  for (int i = 0; i < argc; i++)
+    cache_argv[n++] = argv[i];
+  cache_argv[n] = NULL;
+  execve(shim.config.pieces_helper, cache_argv, environ); /* else: the link runs as given */
+}

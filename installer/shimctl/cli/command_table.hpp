@@ -69,6 +69,8 @@ void add_fingerprint_commands(CLI::App& app, core::Context& context, Registry& r
 // `shimctl compile-pieces ...` (cmd_compile_pieces.cpp): the shim's, dispatched by main before
 // the parser (it must start fast and never fail a compile); returns the compile's exit code.
 int run_compile_pieces(int argc, char** argv);
+// `shimctl device-link ...` (cmd_device_link.cpp): the shim's, dispatched as compile-pieces is.
+int run_device_link(int argc, char** argv);
 // `shimctl cache export|import` (cmd_cache.cpp).
 void add_cache_commands(CLI::App& app, core::Context& context, Registry& registry);
 // `shimctl measure` (cmd_measure.cpp).

@@ -15,6 +15,8 @@ using util::ExitCode;
 int main(int argc, char** argv) {
   if (argc > 1 && std::string_view(argv[1]) == "compile-pieces")
     return cli::run_compile_pieces(argc, argv);
+  if (argc > 1 && std::string_view(argv[1]) == "device-link")
+    return cli::run_device_link(argc, argv);
   auto context = core::locate_context();
   for (auto name : cache::tool_names())
     context.cache_tools.emplace_back(name);

@@ -1,0 +1,98 @@
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fmt/format.h>
+#include <shim/formats.h>
+#include <shimctl/links/link_store.hpp>
+#include <shimctl/util/text.hpp>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace shimctl::links {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+// Copies FROM to TO through "TO.shimctl-<pid>" renamed into place; the file's mode MODE.
+util::Status copy_atomically(const std::string& from, const std::string& to, fs::perms mode) {
+  std::string temporary = fmt::format("{}.shimctl-{}", to, ::getpid());
+  std::error_code ec;
+  fs::copy_file(from, temporary, fs::copy_options::overwrite_existing, ec);
+  if (!ec)
+    fs::permissions(temporary, mode, ec);
+  if (!ec)
+    fs::rename(temporary, to, ec);
+  if (!ec)
+    return {};
+  fs::remove(temporary, ec);
+  return std::unexpected(
+    util::Error{ fmt::format("cannot write {}", to), util::ExitCode::failure });
+}
+
+// The process's umask (read by setting it back).
+mode_t current_umask() {
+  mode_t mask = ::umask(0);
+  ::umask(mask);
+  return mask;
+}
+
+bool make_private_dir(const std::string& path) {
+  return ::mkdir(path.c_str(), 0700) == 0 || errno == EEXIST;
+}
+
+} // namespace
+
+util::Result<LinkStore> LinkStore::open_users() {
+  char home[4096];
+  size_t len =
+    shimctl_user_cache_home(home, sizeof home, std::getenv("XDG_CACHE_HOME"), std::getenv("HOME"));
+  if (!len || len >= sizeof home)
+    return std::unexpected(util::Error{ "no cache home", util::ExitCode::failure });
+  std::string dir(home, len);
+  for (const char* part : { "", "/" SHIMCTL_USER_CACHE_DIR, "/device-links" }) {
+    dir += part;
+    if (!make_private_dir(dir))
+      return std::unexpected(
+        util::Error{ fmt::format("cannot make {}", dir), util::ExitCode::failure });
+  }
+  return LinkStore(dir);
+}
+
+std::optional<std::string> LinkStore::find(const std::string& key) const {
+  std::string entry = fmt::format("{}/{}/{}", dir_, key.substr(0, 2), key);
+  struct stat st {};
+  if (::stat(entry.c_str(), &st) != 0 || !S_ISREG(st.st_mode))
+    return std::nullopt;
+  return entry;
+}
+
+util::Status LinkStore::copy_out(const std::string& entry, const std::string& output) const {
+  return copy_atomically(entry, output, fs::perms(0666 & ~current_umask()));
+}
+
+util::Status LinkStore::keep(const std::string& key, const std::string& file) const {
+  std::string shard = fmt::format("{}/{}", dir_, key.substr(0, 2));
+  if (!make_private_dir(shard))
+    return std::unexpected(
+      util::Error{ fmt::format("cannot make {}", shard), util::ExitCode::failure });
+  return copy_atomically(file, fmt::format("{}/{}", shard, key), fs::perms(0600));
+}
+
+std::string LinkStore::verdict(const std::string& name) const {
+  return util::first_line(util::read_text_file(fmt::format("{}/checked-{}", dir_, name)));
+}
+
+void LinkStore::record_verdict(const std::string& name, bool same) const {
+  std::string file = fmt::format("{}/checked-{}", dir_, name);
+  std::string temporary = fmt::format("{}.shimctl-{}", file, ::getpid());
+  if (FILE* f = std::fopen(temporary.c_str(), "w")) {
+    std::fputs(same ? "same\n" : "differ\n", f);
+    if (std::fclose(f) == 0 && std::rename(temporary.c_str(), file.c_str()) == 0)
+      return;
+  }
+  std::remove(temporary.c_str());
+}
+
+} // namespace shimctl::links

@@ -1,0 +1,39 @@
+// The device links' store (issue 36): ccache and sccache cannot keep a link, so shimctl keeps
+// each per-target device link's output itself, content-addressed, in the user's own cache home
+// (<cache home>/shimctl/device-links/<key's first 2 digits>/<key>): written under a temporary
+// name and renamed into place (a reader sees a whole entry or none), read by copying.
+// Per user: nobody else's entries, nobody else's rights.
+#pragma once
+
+#include <optional>
+#include <shimctl/util/error.hpp>
+#include <string>
+
+namespace shimctl::links {
+
+class LinkStore {
+public:
+  // The user's store (made 0700 when missing); an error when there is no cache home.
+  [[nodiscard]] static util::Result<LinkStore> open_users();
+  // A store in DIR (tests).
+  explicit LinkStore(std::string dir)
+    : dir_(std::move(dir)) {}
+
+  [[nodiscard]] const std::string& dir() const {
+    return dir_;
+  }
+  // The entry of KEY (64 hex digits), if the store has it.
+  [[nodiscard]] std::optional<std::string> find(const std::string& key) const;
+  // Copies entry ENTRY to OUTPUT (through a temporary file beside it, renamed).
+  [[nodiscard]] util::Status copy_out(const std::string& entry, const std::string& output) const;
+  // Keeps a copy of FILE as KEY's entry.
+  [[nodiscard]] util::Status keep(const std::string& key, const std::string& file) const;
+  // The verdict kept for NAME ("same", "differ" or "").
+  [[nodiscard]] std::string verdict(const std::string& name) const;
+  void record_verdict(const std::string& name, bool same) const;
+
+private:
+  std::string dir_;
+};
+
+} // namespace shimctl::links

@@ -1,0 +1,105 @@
+# Device links per GPU target (issue 36), on the third stack: clang-23, the new offload driver,
+# whose clang-linker-wrapper runs the clang beside it (the shim) once per target for an
+# -fgpu-rdc program's device link. With SHIMCTL_DEVICE_LINKS=1 each such link is kept in the
+# user's store (links/): a fresh build directory links from the store, a new target links only
+# itself, a changed TU or linker links again; every program equals an uncached link byte for
+# byte. Helpers: tests/integration/lib-pieces.bash (the prefix).
+SID_LLVM=23
+source "$SRC_DIR/tests/integration/lib-pieces.bash"
+
+suite_requires() {
+  command -v ccache >/dev/null && [ -x "/usr/lib/llvm-$SID_LLVM/bin/clang" ] &&
+    [ -x /usr/lib/llvm-$SID_LLVM/bin/llvm-ar ] && [ -x "$SHIMCTL" ] && [ -x "$SHIM_BIN" ]
+}
+
+# dl_program DIR [SCALE]: an -fgpu-rdc program in DIR: a.hip (a kernel calling a device function
+# of the library), m.hip (main) and libtw.a (an archive of tw.hip's offload object, a static
+# device library), compiled uncached (SHIMCTL_DISABLE=1: the compiles are not what is measured)
+# for the targets in DL_TARGETS.
+dl_program() {
+  local d=$1 scale=${2:-2.0f} f
+  mkdir -p "$d"
+  cat >"$d/a.hip" <<'HIP'
+#include <hip/hip_runtime.h>
+__device__ float twice(float x);
+__global__ void ka(float* x) { x[threadIdx.x] = twice(x[threadIdx.x]) + cosf(x[threadIdx.x]); }
+HIP
+  printf '#include <hip/hip_runtime.h>\n__device__ float twice(float x) { return %s * sinf(x); }\n' "$scale" >"$d/tw.hip"
+  cat >"$d/m.hip" <<'HIP'
+#include <hip/hip_runtime.h>
+__global__ void ka(float* x);
+int main() { float* d = nullptr; (void)hipMalloc(&d, 4); ka<<<1, 1>>>(d); return 0; }
+HIP
+  for f in a tw m; do
+    (cd "$d" && SHIMCTL_DISABLE=1 "$P/llvm/bin/clang++" -x hip -fgpu-rdc -O2 $(dl_arch) -c $f.hip -o $f.o) \
+      >"$d/compile.out" 2>&1 || fail "compile of $d/$f.hip failed: $(cat "$d/compile.out")"
+  done
+  (cd "$d" && "/usr/lib/llvm-$SID_LLVM/bin/llvm-ar" rcs libtw.a tw.o) || fail "llvm-ar failed"
+}
+
+dl_arch() { local t; for t in ${DL_TARGETS//,/ }; do echo "--offload-arch=$t"; done; }
+
+# dl_link DIR: DIR's program linked through the shim (trace in DIR/trace), then uncached as ref.
+dl_link() {
+  local d=$1 link=(-fgpu-rdc --hip-link $(dl_arch) a.o m.o -L. -ltw -o)
+  (cd "$d" && SHIMCTL_DEVICE_LINKS=1 SHIMCTL_SHIM_TRACE=1 "$P/llvm/bin/clang++" "${link[@]}" prog >trace 2>&1) ||
+    fail "the link in $d failed: $(cat "$d/trace")"
+  (cd "$d" && SHIMCTL_DISABLE=1 "$P/llvm/bin/clang++" "${link[@]}" ref >ref.out 2>&1) ||
+    fail "the uncached link in $d failed: $(cat "$d/ref.out")"
+  expect_same_file "$d/ref" "$d/prog"
+}
+
+# links_in DIR: DIR/trace's device links, sorted: "gfx90a:hit gfx942:miss".
+links_in() {
+  sed -n 's/^shimctl-shim: device link: \([^ ]*\) \(hit\|miss\).*/\1:\2/p' "$1/trace" | sort | xargs
+}
+
+test_device_links() {
+  TEST "clang-23 -fgpu-rdc with a static device library: 2 targets, a fresh build dir (all hit, the first checked), a third target (only it links), a changed TU (all link); programs as uncached"
+  pz_prefix sid
+  DL_TARGETS=gfx90a,gfx942
+  dl_program "$TEST_DIR/b1"
+  dl_link "$TEST_DIR/b1"
+  expect_eq "gfx90a:miss gfx942:miss" "$(links_in "$TEST_DIR/b1")" "device links of the first build"
+  dl_program "$TEST_DIR/b2"
+  dl_link "$TEST_DIR/b2"
+  expect_eq "gfx90a:hit gfx942:hit" "$(links_in "$TEST_DIR/b2")" "device links of a fresh build dir"
+  expect_eq 1 "$(grep -c "the toolchain's first: checked against a real link: identical" "$TEST_DIR/b2/trace")" \
+    "first hits checked in $TEST_DIR/b2/trace"
+  DL_TARGETS=gfx90a,gfx942,gfx1100
+  dl_program "$TEST_DIR/b3"
+  dl_link "$TEST_DIR/b3"
+  expect_eq "gfx1100:miss gfx90a:hit gfx942:hit" "$(links_in "$TEST_DIR/b3")" "device links with a third target"
+  DL_TARGETS=gfx90a,gfx942
+  dl_program "$TEST_DIR/b4" 3.0f
+  dl_link "$TEST_DIR/b4"
+  expect_eq "gfx90a:miss gfx942:miss" "$(links_in "$TEST_DIR/b4")" "device links after a change to the library's TU"
+  cmp -s "$TEST_DIR/b1/prog" "$TEST_DIR/b4/prog" && fail "the changed TU's program equals the first: the test proves nothing"
+  # Without SHIMCTL_DEVICE_LINKS=1 nothing goes to the store.
+  (cd "$TEST_DIR/b4" && SHIMCTL_SHIM_TRACE=1 "$P/llvm/bin/clang++" -fgpu-rdc --hip-link $(dl_arch) a.o m.o -L. -ltw -o off >off.out 2>&1) ||
+    fail "the link without SHIMCTL_DEVICE_LINKS failed"
+  grep -q 'device link' "$TEST_DIR/b4/off.out" && fail "a device link went to the store without SHIMCTL_DEVICE_LINKS=1"
+  expect_same_file "$TEST_DIR/b4/ref" "$TEST_DIR/b4/off"
+}
+
+test_device_link_linker_changed() {
+  TEST "clang-23 -fgpu-rdc: a changed ld.lld (its output changes) misses and links as uncached; restored, it hits again"
+  pz_prefix sid
+  DL_TARGETS=gfx90a,gfx942
+  dl_program "$TEST_DIR/l1"
+  dl_link "$TEST_DIR/l1"
+  local lld=$P/lib/llvm/bin/ld.lld
+  cp -P "$lld" "$lld.test-saved"
+  rm -f "$lld"
+  # lld reads its own name: the script runs it as ld.lld.
+  printf '#!/bin/bash\nexec -a "$0" "%s" --build-id=0xdeadbeef "$@"\n' "$(readlink -f "$lld.test-saved")" >"$lld"
+  chmod 755 "$lld"
+  dl_program "$TEST_DIR/l2"
+  dl_link "$TEST_DIR/l2"
+  rm -f "$lld" && mv "$lld.test-saved" "$lld"
+  expect_eq "gfx90a:miss gfx942:miss" "$(links_in "$TEST_DIR/l2")" "device links with another ld.lld"
+  cmp -s "$TEST_DIR/l1/prog" "$TEST_DIR/l2/prog" && fail "the changed linker's program equals the first: the test proves nothing"
+  dl_program "$TEST_DIR/l3"
+  dl_link "$TEST_DIR/l3"
+  expect_eq "gfx90a:hit gfx942:hit" "$(links_in "$TEST_DIR/l3")" "device links with ld.lld restored"
+}

@@ -1,0 +1,91 @@
+#include "temp_dir.hpp"
+
+#include <algorithm>
+#include <doctest/doctest.h>
+#include <shimctl/links/link_call.hpp>
+#include <shimctl/links/link_store.hpp>
+#include <shimctl/util/sha256.hpp>
+
+using shimctl::links::is_device_link;
+using shimctl::links::LinkStore;
+using shimctl::links::read_link_call;
+using shimctl::test::make_temp_dir;
+using shimctl::test::read_text;
+using shimctl::test::write_text;
+
+namespace {
+
+// The wrapper's per-target call (clang-23), with the bitcode files A and B.
+std::vector<std::string> wrapper_call(const std::string& a, const std::string& b) {
+  return { "--no-default-config",
+           "-o",
+           "/tmp/prog.amdgcn.gfx90a-1.img",
+           "-dumpdir",
+           "prog.amdgcn.gfx90a.img.",
+           "--target=amdgcn-amd-amdhsa",
+           "-mcpu=gfx90a",
+           "-Wl,--no-undefined",
+           a,
+           b,
+           "-flto=full",
+           "--rocm-path=/opt/rocm" };
+}
+
+} // namespace
+
+TEST_CASE("a device link is keyed by its inputs' bytes, not their temporary names") {
+  auto dir = make_temp_dir();
+  write_text(dir + "/a-1.o", "bitcode a");
+  write_text(dir + "/b-1.o", "bitcode b");
+  write_text(dir + "/a-2.o", "bitcode a");
+  write_text(dir + "/b-2.o", "bitcode b");
+  auto first = read_link_call(wrapper_call(dir + "/a-1.o", dir + "/b-1.o"));
+  auto again = read_link_call(wrapper_call(dir + "/a-2.o", dir + "/b-2.o"));
+  REQUIRE(first.whole_reason.empty());
+  CHECK(first.output == "/tmp/prog.amdgcn.gfx90a-1.img");
+  CHECK(first.inputs == std::vector<std::string>{ dir + "/a-1.o", dir + "/b-1.o" });
+  CHECK(first.keyed_args == again.keyed_args);
+  CHECK(std::ranges::find(first.keyed_args, "input " + shimctl::util::sha256_hex("bitcode a")) !=
+        first.keyed_args.end());
+  write_text(dir + "/b-2.o", "bitcode B");
+  CHECK(read_link_call(wrapper_call(dir + "/a-2.o", dir + "/b-2.o")).keyed_args !=
+        first.keyed_args);
+  CHECK(is_device_link(wrapper_call("a", "b")));
+  CHECK_FALSE(is_device_link({ "--target=amdgcn-amd-amdhsa", "-c", "k.hip", "-o", "k.o" }));
+}
+
+TEST_CASE("a device link the key cannot hold runs uncached") {
+  auto dir = make_temp_dir();
+  write_text(dir + "/a.o", "bitcode a");
+  auto with = [&](std::vector<std::string> extra) {
+    auto args = wrapper_call(dir + "/a.o", dir + "/a.o");
+    args.insert(args.end(), extra.begin(), extra.end());
+    return read_link_call(args).whole_reason;
+  };
+  CHECK(with({}).empty());
+  CHECK(with({ "-lfoo" }) == "-lfoo: the link reads what the key cannot hold");
+  CHECK(with({ "-L/opt/lib" }) == "-L/opt/lib: the link reads what the key cannot hold");
+  CHECK(with({ "-Wl,-T,link.ld" }) == "-Wl,-T,link.ld: the linker may read a file");
+  CHECK(with({ "@args.rsp" }) == "a response file");
+  CHECK(with({ "-save-temps" }) == "-save-temps: the link reads what the key cannot hold");
+  CHECK(with({ dir + "/missing.o" }) == dir + "/missing.o is no input file");
+  CHECK(read_link_call({ "--target=amdgcn-amd-amdhsa", dir + "/a.o" }).whole_reason ==
+        "no output file");
+}
+
+TEST_CASE("the device links' store keeps an entry whole and copies it out") {
+  auto dir = make_temp_dir();
+  LinkStore store(dir);
+  std::string key(64, 'a');
+  CHECK_FALSE(store.find(key));
+  write_text(dir + "/out.img", "image bytes");
+  REQUIRE(store.keep(key, dir + "/out.img"));
+  auto entry = store.find(key);
+  REQUIRE(entry);
+  CHECK(*entry == dir + "/aa/" + key);
+  REQUIRE(store.copy_out(*entry, dir + "/copy.img"));
+  CHECK(read_text(dir + "/copy.img") == "image bytes");
+  CHECK(store.verdict("t") == "");
+  store.record_verdict("t", true);
+  CHECK(store.verdict("t") == "same");
+}
