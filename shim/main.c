@@ -38,6 +38,10 @@ __attribute__((used)) static const char shim_ident[] = "@(#)shimctl-shim " SHIMC
 
 struct shim shim;
 
+/* SHIMCTL_ACTIVE under a link or a compile-and-link: nested shims pass their calls on, and a
+ * device link per GPU target goes to `shimctl device-link` (hand_off_device_link). */
+static char linking_entry[] = "SHIMCTL_ACTIVE=link";
+
 /* The compiler entry for the invoked name: its own, its alias's, or else N's.
  * *known tells whether the invoked name itself is in the config. */
 static const struct shimctl_compiler* resolve_compiler(const char* invoked, bool* known) {
@@ -266,7 +270,9 @@ int main(int argc, char** argv) {
     exec_original(real, compiler->name, args);
   if (!call.cached_output) { /* a link, -E, --version: the cache tool would only run it */
     record_not_sent(not_sent_reason(call.kind));
-    putenv(active_entry); /* hipcc's own clang++ call (a shim too) passes straight through */
+    /* hipcc's own clang++ call (a shim too) passes straight through; under a link the device
+     * links per GPU target go to the store (pieces_handoff.c) */
+    putenv(call.kind == CALL_LINK || call.kind == CALL_ONE_STEP ? linking_entry : active_entry);
     int answered = answer_probe(real, compiler, call, argc, args);
     if (answered >= 0)
       return answered;

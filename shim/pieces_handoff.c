@@ -89,12 +89,14 @@ char** piece_depfile_arguments(const struct call_traits* call, int argc, char** 
 }
 
 /* A per-target device link of the new offload driver: clang-linker-wrapper runs the clang beside
- * it (this shim) with --target=amdgcn-amd-amdhsa, -o and no -c, for each GPU target. With
- * SHIMCTL_DEVICE_LINKS=1 it goes to `shimctl device-link` (installer/shimctl/links/), keyed by
- * the toolchain's identity; returns when it does not (the link then runs as given). */
+ * it (this shim) with --target=amdgcn-amd-amdhsa, -o and no -c, for each GPU target. Under a
+ * link through a shim (SHIMCTL_ACTIVE=link: not a compile the cache tool runs, whose object is
+ * cached whole) it goes to `shimctl device-link` (installer/shimctl/links/), keyed by the
+ * toolchain's identity; SHIMCTL_DEVICE_LINKS=0 turns that off. Returns when it does not apply
+ * (the link then runs as given). */
 void hand_off_device_link(const char* real, const struct call_traits* call, int argc, char** argv) {
-  if (!env_is("SHIMCTL_DEVICE_LINKS", "1") || !shim.config.pieces_helper ||
-      call->kind != CALL_LINK || (size_t)argc + 6 > MAX_ARGS)
+  if (env_is("SHIMCTL_DEVICE_LINKS", "0") || !env_is("SHIMCTL_ACTIVE", "link") ||
+      !shim.config.pieces_helper || call->kind != CALL_LINK || (size_t)argc + 6 > MAX_ARGS)
     return;
   bool amdgcn = false, output = false;
   for (int i = 1; i < argc; i++) {

@@ -186,8 +186,8 @@ void mark_piece_compiled(const struct call_traits* call);
 /* A piece's device-only compile with `-MF F`: the arguments with `-Xclang -dependency-file
  * -Xclang F` in its place (in cache_argv), for depend mode; else ARGV. */
 char** piece_depfile_arguments(const struct call_traits* call, int argc, char** argv);
-/* A per-target device link (new offload driver) with SHIMCTL_DEVICE_LINKS=1: execs `shimctl
- * device-link`; returns when it does not apply. */
+/* A per-target device link (new offload driver) under a link: execs `shimctl device-link`;
+ * returns when it does not apply (SHIMCTL_DEVICE_LINKS=0 among others). */
 void hand_off_device_link(const char* real, const struct call_traits* call, int argc, char** argv);
 
 /* ---- identity_guard.c ------------------------------------------------------------------- */

@@ -1,6 +1,7 @@
 #include "temp_dir.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <doctest/doctest.h>
 #include <shimctl/links/link_call.hpp>
 #include <shimctl/links/link_store.hpp>
@@ -88,4 +89,25 @@ TEST_CASE("the device links' store keeps an entry whole and copies it out") {
   CHECK(store.verdict("t") == "");
   store.record_verdict("t", true);
   CHECK(store.verdict("t") == "same");
+}
+
+TEST_CASE("the device links' store drops the least recently used entries past its cap") {
+  namespace fs = std::filesystem;
+  auto dir = make_temp_dir();
+  LinkStore store(dir, 25);
+  write_text(dir + "/ten.img", "0123456789");
+  auto key = [](char c) { return std::string(64, c); };
+  auto age = [&](char c, int seconds) {
+    fs::last_write_time(*store.find(key(c)),
+                        fs::file_time_type::clock::now() - std::chrono::seconds(seconds));
+  };
+  REQUIRE(store.keep(key('a'), dir + "/ten.img"));
+  age('a', 300);
+  REQUIRE(store.keep(key('b'), dir + "/ten.img"));
+  age('b', 200);
+  REQUIRE(store.copy_out(*store.find(key('a')), dir + "/out.img")); // a: used now
+  REQUIRE(store.keep(key('c'), dir + "/ten.img"));                  // 30 bytes > 25: b goes
+  CHECK(store.find(key('a')));
+  CHECK_FALSE(store.find(key('b')));
+  CHECK(store.find(key('c')));
 }

@@ -1,5 +1,5 @@
 // `shimctl device-link REAL IDENTITY -- ARGV...` (internal): what the shim runs for a per-target
-// device link of the new offload driver (links/device_link.hpp) when SHIMCTL_DEVICE_LINKS=1. It
+// device link of the new offload driver (links/device_link.hpp) under a link. It
 // never fails a link on its own account: whatever it cannot do, the original compiler runs the
 // call as given.
 #include <cstring>

@@ -1,13 +1,18 @@
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <fcntl.h>
 #include <filesystem>
 #include <fmt/format.h>
+#include <optional>
 #include <shim/formats.h>
 #include <shimctl/links/link_store.hpp>
 #include <shimctl/util/text.hpp>
+#include <string_view>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <vector>
 
 namespace shimctl::links {
 
@@ -42,9 +47,36 @@ bool make_private_dir(const std::string& path) {
   return ::mkdir(path.c_str(), 0700) == 0 || errno == EEXIST;
 }
 
+// SHIMCTL_DEVICE_LINKS_MAX_SIZE: a whole number of bytes, or of K, M, G or T (powers of 1024).
+std::optional<unsigned long long> max_size_of(std::string_view text) {
+  unsigned long long value = 0;
+  std::size_t i = 0;
+  for (; i < text.size() && text[i] >= '0' && text[i] <= '9' && value < (1ULL << 50); i++)
+    value = value * 10 + static_cast<unsigned>(text[i] - '0');
+  if (i == 0)
+    return std::nullopt;
+  std::string_view suffix = text.substr(i);
+  constexpr std::string_view units = "KMGT";
+  if (suffix.empty())
+    return value;
+  auto at = units.find(suffix.front());
+  if (suffix.size() != 1 || at == std::string_view::npos)
+    return std::nullopt;
+  return value << (10 * (at + 1));
+}
+
 } // namespace
 
 util::Result<LinkStore> LinkStore::open_users() {
+  unsigned long long max_bytes = default_max_bytes;
+  if (const char* named = std::getenv("SHIMCTL_DEVICE_LINKS_MAX_SIZE")) {
+    auto parsed = max_size_of(named);
+    if (!parsed)
+      return std::unexpected(util::Error{
+        fmt::format("SHIMCTL_DEVICE_LINKS_MAX_SIZE={} is not a size (5G, 500M)", named),
+        util::ExitCode::failure });
+    max_bytes = *parsed;
+  }
   char home[4096];
   size_t len =
     shimctl_user_cache_home(home, sizeof home, std::getenv("XDG_CACHE_HOME"), std::getenv("HOME"));
@@ -57,7 +89,7 @@ util::Result<LinkStore> LinkStore::open_users() {
       return std::unexpected(
         util::Error{ fmt::format("cannot make {}", dir), util::ExitCode::failure });
   }
-  return LinkStore(dir);
+  return LinkStore(dir, max_bytes);
 }
 
 std::optional<std::string> LinkStore::find(const std::string& key) const {
@@ -69,6 +101,7 @@ std::optional<std::string> LinkStore::find(const std::string& key) const {
 }
 
 util::Status LinkStore::copy_out(const std::string& entry, const std::string& output) const {
+  (void)::utimensat(AT_FDCWD, entry.c_str(), nullptr, 0); // used now: the last to go
   return copy_atomically(entry, output, fs::perms(0666 & ~current_umask()));
 }
 
@@ -77,7 +110,39 @@ util::Status LinkStore::keep(const std::string& key, const std::string& file) co
   if (!make_private_dir(shard))
     return std::unexpected(
       util::Error{ fmt::format("cannot make {}", shard), util::ExitCode::failure });
-  return copy_atomically(file, fmt::format("{}/{}", shard, key), fs::perms(0600));
+  auto kept = copy_atomically(file, fmt::format("{}/{}", shard, key), fs::perms(0600));
+  if (kept)
+    evict();
+  return kept;
+}
+
+void LinkStore::evict() const {
+  struct Entry {
+    fs::file_time_type used;
+    unsigned long long size;
+    fs::path path;
+  };
+  std::vector<Entry> entries;
+  unsigned long long total = 0;
+  std::error_code ec;
+  for (fs::recursive_directory_iterator it(dir_, ec), end; !ec && it != end; it.increment(ec)) {
+    if (it.depth() != 1 || !it->is_regular_file(ec))
+      continue;
+    Entry entry{ it->last_write_time(ec), it->file_size(ec), it->path() };
+    if (!ec) {
+      total += entry.size;
+      entries.push_back(std::move(entry));
+    }
+  }
+  if (total <= max_bytes_)
+    return;
+  std::ranges::sort(entries, {}, &Entry::used);
+  for (const auto& entry : entries) {
+    if (total <= max_bytes_ - max_bytes_ / 10)
+      break;
+    if (fs::remove(entry.path, ec))
+      total -= entry.size;
+  }
 }
 
 std::string LinkStore::verdict(const std::string& name) const {

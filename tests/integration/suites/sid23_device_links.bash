@@ -1,7 +1,6 @@
 # Device links per GPU target (issue 36), on the third stack: clang-23, the new offload driver,
 # whose clang-linker-wrapper runs the clang beside it (the shim) once per target for an
-# -fgpu-rdc program's device link. With SHIMCTL_DEVICE_LINKS=1 each such link is kept in the
-# user's store (links/): a fresh build directory links from the store, a new target links only
+# -fgpu-rdc program's device link. Each such link is kept in the user's store (links/): a fresh build directory links from the store, a new target links only
 # itself, a changed TU or linker links again; every program equals an uncached link byte for
 # byte. Helpers: tests/integration/lib-pieces.bash (the prefix).
 SID_LLVM=23
@@ -42,7 +41,7 @@ dl_arch() { local t; for t in ${DL_TARGETS//,/ }; do echo "--offload-arch=$t"; d
 # dl_link DIR: DIR's program linked through the shim (trace in DIR/trace), then uncached as ref.
 dl_link() {
   local d=$1 link=(-fgpu-rdc --hip-link $(dl_arch) a.o m.o -L. -ltw -o)
-  (cd "$d" && SHIMCTL_DEVICE_LINKS=1 SHIMCTL_SHIM_TRACE=1 "$P/llvm/bin/clang++" "${link[@]}" prog >trace 2>&1) ||
+  (cd "$d" && SHIMCTL_SHIM_TRACE=1 "$P/llvm/bin/clang++" "${link[@]}" prog >trace 2>&1) ||
     fail "the link in $d failed: $(cat "$d/trace")"
   (cd "$d" && SHIMCTL_DISABLE=1 "$P/llvm/bin/clang++" "${link[@]}" ref >ref.out 2>&1) ||
     fail "the uncached link in $d failed: $(cat "$d/ref.out")"
@@ -75,11 +74,20 @@ test_device_links() {
   dl_link "$TEST_DIR/b4"
   expect_eq "gfx90a:miss gfx942:miss" "$(links_in "$TEST_DIR/b4")" "device links after a change to the library's TU"
   cmp -s "$TEST_DIR/b1/prog" "$TEST_DIR/b4/prog" && fail "the changed TU's program equals the first: the test proves nothing"
-  # Without SHIMCTL_DEVICE_LINKS=1 nothing goes to the store.
-  (cd "$TEST_DIR/b4" && SHIMCTL_SHIM_TRACE=1 "$P/llvm/bin/clang++" -fgpu-rdc --hip-link $(dl_arch) a.o m.o -L. -ltw -o off >off.out 2>&1) ||
-    fail "the link without SHIMCTL_DEVICE_LINKS failed"
-  grep -q 'device link' "$TEST_DIR/b4/off.out" && fail "a device link went to the store without SHIMCTL_DEVICE_LINKS=1"
+  # SHIMCTL_DEVICE_LINKS=0: nothing goes to the store.
+  (cd "$TEST_DIR/b4" && SHIMCTL_DEVICE_LINKS=0 SHIMCTL_SHIM_TRACE=1 "$P/llvm/bin/clang++" -fgpu-rdc --hip-link $(dl_arch) a.o m.o -L. -ltw -o off >off.out 2>&1) ||
+    fail "the link with SHIMCTL_DEVICE_LINKS=0 failed"
+  grep -q 'device link' "$TEST_DIR/b4/off.out" && fail "a device link went to the store with SHIMCTL_DEVICE_LINKS=0"
   expect_same_file "$TEST_DIR/b4/ref" "$TEST_DIR/b4/off"
+  # A compile is cached whole by the cache tool: the device links its wrapper runs (a non-rdc
+  # compile's images) stay out of the store.
+  local entries
+  entries=$(find "$XDG_CACHE_HOME/shimctl/device-links" -type f | wc -l)
+  corpus "$TEST_DIR/c"
+  pz_use clang
+  pz_compile "$TEST_DIR/c" -O2 $(targets gfx90a,gfx942) -c k.hip -o k.o
+  expect_eq "$entries" "$(find "$XDG_CACHE_HOME/shimctl/device-links" -type f | wc -l)" \
+    "entries in the store after a compile"
 }
 
 test_device_link_linker_changed() {
