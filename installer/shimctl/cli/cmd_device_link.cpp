@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 #include <shimctl/cli/command_table.hpp>
 #include <shimctl/links/device_link.hpp>
+#include <shimctl/links/link_store.hpp>
 #include <unistd.h>
 
 namespace shimctl::cli {
@@ -26,6 +27,8 @@ int run_device_link(int argc, char** argv) {
   }
   if (status >= 0)
     return status;
+  if (auto store = links::LinkStore::open_users())
+    store->count(links::link_uncached);
   const char* trace = std::getenv("SHIMCTL_SHIM_TRACE");
   if (trace && std::strcmp(trace, "1") == 0)
     fmt::print(stderr, "shimctl-shim: device link: uncached: {}\n", why);

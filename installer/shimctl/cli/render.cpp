@@ -3,7 +3,9 @@
 #include <shimctl/cache/secrets.hpp>
 #include <shimctl/cache/tool.hpp>
 #include <shimctl/cli/render.hpp>
+#include <shimctl/links/link_store.hpp>
 #include <shimctl/pieces/piece_counts.hpp>
+#include <shimctl/util/counter_file.hpp>
 #include <shimctl/util/text.hpp>
 
 namespace shimctl::cli {
@@ -122,6 +124,16 @@ std::string status_text(const commands::StatusReport& r) {
                        pieces::count_of(r.pieces, pieces::piece_miss),
                        pieces::count_of(r.pieces, pieces::split_compile));
   }
+  if (const auto& links = r.device_links; !links.counts.empty() || links.entries)
+    out += fmt::format("device links: {} hits, {} linked, {} uncached (one per GPU target); store "
+                       "{}: {} entries, {} of {}\n",
+                       util::count_in(links.counts, links::link_hit),
+                       util::count_in(links.counts, links::link_miss),
+                       util::count_in(links.counts, links::link_uncached),
+                       links.dir,
+                       links.entries,
+                       util::size_text(links.bytes),
+                       util::size_text(links.max_bytes));
   if (r.writers)
     out += "written by:  " + writers_text(*r.writers) + "\n";
   out += fmt::format(
@@ -176,6 +188,12 @@ nlohmann::json status_json(const commands::StatusReport& r) {
   }
   if (!r.pieces.empty())
     j["cache"]["pieces"] = r.pieces;
+  if (const auto& links = r.device_links; !links.dir.empty())
+    j["device_links"] = { { "store", links.dir },
+                          { "counts", links.counts },
+                          { "entries", links.entries },
+                          { "bytes", links.bytes },
+                          { "max_bytes", links.max_bytes } };
   if (r.writers)
     j["cache"]["writers"] = { { "versions", r.writers->versions },
                               { "entries", r.writers->entries },

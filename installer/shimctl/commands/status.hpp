@@ -10,6 +10,7 @@
 #include <shimctl/core/context.hpp>
 #include <shimctl/core/session.hpp>
 #include <shimctl/identity/identity_snapshot.hpp>
+#include <shimctl/links/link_store.hpp>
 #include <shimctl/pieces/piece_counts.hpp>
 #include <string>
 #include <vector>
@@ -48,10 +49,11 @@ struct StatusReport {
   // Per-target pieces (counted beside the cache): the tool's STATS count each piece's compile
   // too, so whole objects are STATS less these.
   pieces::PieceCounts pieces;
-  std::optional<CacheWriters> writers; // ccache: the versions that wrote the local entries
-  std::string events;                  // one-line summary of shim events
-  std::vector<std::string> changed;    // identity inputs changed since install
-  identity::SnapshotState snapshot;    // what the shim keys compiles by
+  links::LinkStoreSummary device_links; // this user's store of device links
+  std::optional<CacheWriters> writers;  // ccache: the versions that wrote the local entries
+  std::string events;                   // one-line summary of shim events
+  std::vector<std::string> changed;     // identity inputs changed since install
+  identity::SnapshotState snapshot;     // what the shim keys compiles by
   std::string recovered;
 };
 

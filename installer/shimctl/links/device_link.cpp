@@ -108,6 +108,7 @@ int run_device_link(const LinkRequest& request, std::string& why) {
   auto entry = store->find(key);
   if (entry && verdict == "same") {
     if (store->copy_out(*entry, call.output)) {
+      store->count(link_hit);
       trace_link(fmt::format("{} hit", target_of(call)));
       return 0;
     }
@@ -119,6 +120,7 @@ int run_device_link(const LinkRequest& request, std::string& why) {
   if (entry) { // the toolchain's first hit: checked against the real link
     bool same = same_bytes(*entry, call.output);
     store->record_verdict(verdict_name, same);
+    store->count(same ? link_hit : link_uncached);
     trace_link(
       fmt::format("{} hit, the toolchain's first: checked against a real link: {}",
                   target_of(call),
@@ -126,6 +128,7 @@ int run_device_link(const LinkRequest& request, std::string& why) {
     return 0;
   }
   (void)store->keep(key, call.output); // a store that cannot keep it: the next link runs again
+  store->count(link_miss);
   trace_link(fmt::format("{} miss (linked, kept)", target_of(call)));
   return 0;
 }

@@ -65,31 +65,84 @@ std::optional<unsigned long long> max_size_of(std::string_view text) {
   return value << (10 * (at + 1));
 }
 
-} // namespace
-
-util::Result<LinkStore> LinkStore::open_users() {
-  unsigned long long max_bytes = default_max_bytes;
-  if (const char* named = std::getenv("SHIMCTL_DEVICE_LINKS_MAX_SIZE")) {
-    auto parsed = max_size_of(named);
-    if (!parsed)
-      return std::unexpected(util::Error{
-        fmt::format("SHIMCTL_DEVICE_LINKS_MAX_SIZE={} is not a size (5G, 500M)", named),
-        util::ExitCode::failure });
-    max_bytes = *parsed;
-  }
+// The user's store directory ("" without a cache home).
+std::string users_dir() {
   char home[4096];
   size_t len =
     shimctl_user_cache_home(home, sizeof home, std::getenv("XDG_CACHE_HOME"), std::getenv("HOME"));
   if (!len || len >= sizeof home)
-    return std::unexpected(util::Error{ "no cache home", util::ExitCode::failure });
-  std::string dir(home, len);
-  for (const char* part : { "", "/" SHIMCTL_USER_CACHE_DIR, "/device-links" }) {
-    dir += part;
-    if (!make_private_dir(dir))
-      return std::unexpected(
-        util::Error{ fmt::format("cannot make {}", dir), util::ExitCode::failure });
+    return {};
+  return fmt::format("{}/{}/device-links", std::string_view(home, len), SHIMCTL_USER_CACHE_DIR);
+}
+
+// SHIMCTL_DEVICE_LINKS_MAX_SIZE's cap, the default when unset; nullopt when it is no size.
+std::optional<unsigned long long> users_max_bytes() {
+  const char* named = std::getenv("SHIMCTL_DEVICE_LINKS_MAX_SIZE");
+  return named ? max_size_of(named) : LinkStore::default_max_bytes;
+}
+
+// Each entry of the store in DIR (its shards' files): path, size, when last used.
+struct StoreEntry {
+  fs::file_time_type used;
+  std::uint64_t size;
+  fs::path path;
+};
+std::vector<StoreEntry> entries_of(const std::string& dir) {
+  std::vector<StoreEntry> entries;
+  std::error_code ec;
+  for (fs::recursive_directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    if (it.depth() != 1 || !it->is_regular_file(ec))
+      continue;
+    StoreEntry entry{ it->last_write_time(ec), it->file_size(ec), it->path() };
+    if (!ec)
+      entries.push_back(std::move(entry));
   }
-  return LinkStore(dir, max_bytes);
+  return entries;
+}
+
+constexpr const char* counts_name = "counts";
+
+} // namespace
+
+LinkStoreSummary LinkStore::users_summary() {
+  LinkStoreSummary summary;
+  summary.dir = users_dir();
+  summary.max_bytes = users_max_bytes().value_or(0);
+  struct stat st {};
+  if (summary.dir.empty() || ::stat(summary.dir.c_str(), &st) != 0)
+    return summary;
+  summary.counts = util::read_counter_file(fmt::format("{}/{}", summary.dir, counts_name));
+  for (const auto& entry : entries_of(summary.dir)) {
+    summary.entries++;
+    summary.bytes += entry.size;
+  }
+  return summary;
+}
+
+void LinkStore::count(const char* counter) const {
+  util::add_to_counter_file(fmt::format("{}/{}", dir_, counts_name), 077, { { counter, 1 } });
+}
+
+util::Result<LinkStore> LinkStore::open_users() {
+  auto max_bytes = users_max_bytes();
+  if (!max_bytes)
+    return std::unexpected(
+      util::Error{ fmt::format("SHIMCTL_DEVICE_LINKS_MAX_SIZE={} is not a size (5G, 500M)",
+                               std::getenv("SHIMCTL_DEVICE_LINKS_MAX_SIZE")),
+                   util::ExitCode::failure });
+  std::string dir = users_dir();
+  if (dir.empty())
+    return std::unexpected(util::Error{ "no cache home", util::ExitCode::failure });
+  // The cache home, shimctl's directory in it, the store: each made 0700 when missing.
+  for (std::size_t at = dir.rfind('/', dir.rfind('/') - 1); at != std::string::npos;
+       at = dir.find('/', at + 1))
+    if (!make_private_dir(dir.substr(0, at)))
+      return std::unexpected(
+        util::Error{ fmt::format("cannot make {}", dir.substr(0, at)), util::ExitCode::failure });
+  if (!make_private_dir(dir))
+    return std::unexpected(
+      util::Error{ fmt::format("cannot make {}", dir), util::ExitCode::failure });
+  return LinkStore(dir, *max_bytes);
 }
 
 std::optional<std::string> LinkStore::find(const std::string& key) const {
@@ -117,26 +170,14 @@ util::Status LinkStore::keep(const std::string& key, const std::string& file) co
 }
 
 void LinkStore::evict() const {
-  struct Entry {
-    fs::file_time_type used;
-    unsigned long long size;
-    fs::path path;
-  };
-  std::vector<Entry> entries;
-  unsigned long long total = 0;
-  std::error_code ec;
-  for (fs::recursive_directory_iterator it(dir_, ec), end; !ec && it != end; it.increment(ec)) {
-    if (it.depth() != 1 || !it->is_regular_file(ec))
-      continue;
-    Entry entry{ it->last_write_time(ec), it->file_size(ec), it->path() };
-    if (!ec) {
-      total += entry.size;
-      entries.push_back(std::move(entry));
-    }
-  }
+  auto entries = entries_of(dir_);
+  std::uint64_t total = 0;
+  for (const auto& entry : entries)
+    total += entry.size;
   if (total <= max_bytes_)
     return;
-  std::ranges::sort(entries, {}, &Entry::used);
+  std::ranges::sort(entries, {}, &StoreEntry::used);
+  std::error_code ec;
   for (const auto& entry : entries) {
     if (total <= max_bytes_ - max_bytes_ / 10)
       break;

@@ -7,14 +7,32 @@
 // entry).
 #pragma once
 
+#include <cstdint>
 #include <optional>
+#include <shimctl/util/counter_file.hpp>
 #include <shimctl/util/error.hpp>
 #include <string>
 
 namespace shimctl::links {
 
+// The store's counters (its "counts" file).
+inline constexpr const char* link_hit = "link_hit";           // a device link served
+inline constexpr const char* link_miss = "link_miss";         // linked, kept
+inline constexpr const char* link_uncached = "link_uncached"; // ran uncached (a refusal)
+
+// What `status` shows of the user's store.
+struct LinkStoreSummary {
+  std::string dir; // "" when the user has none
+  util::Counts counts;
+  std::uint64_t entries = 0;
+  std::uint64_t bytes = 0;
+  unsigned long long max_bytes = 0;
+};
+
 class LinkStore {
 public:
+  // The user's store as it is, made nowhere (status).
+  [[nodiscard]] static LinkStoreSummary users_summary();
   // The user's store (made 0700 when missing), capped by SHIMCTL_DEVICE_LINKS_MAX_SIZE; an error
   // when there is no cache home or the cap is not a size.
   [[nodiscard]] static util::Result<LinkStore> open_users();
@@ -38,6 +56,8 @@ public:
   // The verdict kept for NAME ("same", "differ" or "").
   [[nodiscard]] std::string verdict(const std::string& name) const;
   void record_verdict(const std::string& name, bool same) const;
+  // Adds one to COUNTER in the store's counts.
+  void count(const char* counter) const;
 
 private:
   void evict() const;

@@ -3,6 +3,7 @@
 #pragma once
 #include <cstdint>
 #include <map>
+#include <shimctl/util/counter_file.hpp>
 #include <string>
 #include <string_view>
 
@@ -14,7 +15,7 @@ inline constexpr std::string_view counts_file_name = "shimctl-pieces";
 inline constexpr std::string_view measure_record = "# shimctl-pieces";
 
 // The counters (names below), each 0 when absent.
-using PieceCounts = std::map<std::string, std::uint64_t>;
+using PieceCounts = util::Counts;
 inline constexpr std::string_view piece_hit = "piece_hit";           // a target's piece served
 inline constexpr std::string_view piece_miss = "piece_miss";         // a target's piece compiled
 inline constexpr std::string_view split_compile = "split_compile";   // an object from pieces

@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <fmt/format.h>
 #include <fstream>
 #include <shimctl/util/text.hpp>
 #include <sstream>
@@ -121,6 +122,20 @@ bool has_credentials(std::string_view text) {
 
 bool all_digits(std::string_view text) {
   return !text.empty() && std::all_of(text.begin(), text.end(), is_digit);
+}
+
+std::string size_text(std::uint64_t bytes) {
+  if (bytes < 1024)
+    return fmt::format("{} B", bytes);
+  double value = static_cast<double>(bytes);
+  const char* unit = "B";
+  for (const char* next : { "KiB", "MiB", "GiB", "TiB" }) {
+    if (value < 1024)
+      break;
+    value /= 1024;
+    unit = next;
+  }
+  return fmt::format("{:.1f} {}", value, unit);
 }
 
 } // namespace shimctl::util

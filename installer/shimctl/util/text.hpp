@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -48,5 +49,8 @@ namespace shimctl::util {
   return c >= '0' && c <= '9';
 }
 [[nodiscard]] bool all_digits(std::string_view text);
+
+// BYTES for a person: "512 B", "3.2 KiB", "1.5 MiB", "2.0 GiB".
+[[nodiscard]] std::string size_text(std::uint64_t bytes);
 
 } // namespace shimctl::util

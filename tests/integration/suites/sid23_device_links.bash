@@ -74,6 +74,10 @@ test_device_links() {
   dl_link "$TEST_DIR/b4"
   expect_eq "gfx90a:miss gfx942:miss" "$(links_in "$TEST_DIR/b4")" "device links after a change to the library's TU"
   cmp -s "$TEST_DIR/b1/prog" "$TEST_DIR/b4/prog" && fail "the changed TU's program equals the first: the test proves nothing"
+  # status counts them, this user's store (the suite's XDG_CACHE_HOME).
+  "$SHIMCTL" status "$P" >"$TEST_DIR/status.out" 2>&1 || fail "status failed: $(cat "$TEST_DIR/status.out")"
+  grep -q "^device links: 4 hits, 5 linked, 0 uncached (one per GPU target); store $XDG_CACHE_HOME/shimctl/device-links: 5 entries, " \
+    "$TEST_DIR/status.out" || fail "status's device links line: $(grep -i 'device links' "$TEST_DIR/status.out")"
   # SHIMCTL_DEVICE_LINKS=0: nothing goes to the store.
   (cd "$TEST_DIR/b4" && SHIMCTL_DEVICE_LINKS=0 SHIMCTL_SHIM_TRACE=1 "$P/llvm/bin/clang++" -fgpu-rdc --hip-link $(dl_arch) a.o m.o -L. -ltw -o off >off.out 2>&1) ||
     fail "the link with SHIMCTL_DEVICE_LINKS=0 failed"
