@@ -115,3 +115,44 @@ test_device_link_linker_changed() {
   dl_link "$TEST_DIR/l3"
   expect_eq "gfx90a:hit gfx942:hit" "$(links_in "$TEST_DIR/l3")" "device links with ld.lld restored"
 }
+
+dl_mu_cleanup() {
+  [ -n "${DL_USER:-}" ] && { pkill -KILL -u "$DL_USER" 2>/dev/null; userdel "$DL_USER" 2>/dev/null; }
+  [ -n "${DL_MU:-}" ] && rm -rf "$DL_MU"
+}
+
+test_device_links_other_user() {
+  TEST "a root-installed prefix: another user's device links go to that user's own store (0700, the user's files), nothing written in root's home; program as uncached"
+  command -v useradd >/dev/null && command -v runuser >/dev/null && [ "$(id -u)" -eq 0 ] ||
+    { echo "    (skipped: needs root, useradd and runuser)"; return 0; }
+  DL_USER=dlu$(printf '%04x%04x' $$ $RANDOM)
+  DL_MU=$(mktemp -d /var/tmp/shimctl-dl.XXXXXX)
+  chmod 755 "$DL_MU"
+  trap dl_mu_cleanup EXIT
+  useradd -M -N -s /bin/sh "$DL_USER" || fail "useradd $DL_USER"
+  mkdir -p "$DL_MU/home-root" "$DL_MU/home-user"
+  P=$DL_MU/rocm
+  "$SCRIPTS/make-rocm-prefix" "$P" --stack sid --llvm "$SID_LLVM" >/dev/null || fail "make-rocm-prefix"
+  HOME=$DL_MU/home-root env -u CCACHE_DIR -u XDG_CACHE_HOME "$SHIMCTL" install "$P" \
+    --cache-dir "$DL_MU/home-root/ccache" --no-verify >"$TEST_DIR/install.out" 2>&1 ||
+    fail "root's install failed:"$'\n'"$(cat "$TEST_DIR/install.out")"
+  # Root's home open to everyone (1777): a write there by the user's link would succeed and show.
+  chmod 1777 "$DL_MU/home-root"
+  local before d=$DL_MU/w store=$DL_MU/home-user/.cache/shimctl/device-links
+  before=$(cd "$DL_MU/home-root" && find . -printf '%p %s %T@\n' | sort)
+  chown "$DL_USER" "$DL_MU/home-user"
+  DL_TARGETS=gfx90a,gfx942
+  dl_program "$d"
+  chown -R "$DL_USER" "$d"
+  runuser -u "$DL_USER" -- env -i PATH=/usr/bin:/bin HOME="$DL_MU/home-user" LANG=C SHIMCTL_SHIM_TRACE=1 \
+    sh -c 'cd "$1" && shift && exec "$@"' sh "$d" "$P/llvm/bin/clang++" -fgpu-rdc --hip-link $(dl_arch) \
+    a.o m.o -L. -ltw -o prog >"$d/trace" 2>&1 || fail "the user's link failed: $(cat "$d/trace")"
+  expect_eq "gfx90a:miss gfx942:miss" "$(links_in "$d")" "the user's device links"
+  expect_eq "$DL_USER 700" "$(stat -c '%U %a' "$store")" "owner and mode of the user's store"
+  expect_eq "" "$(find "$store" ! -user "$DL_USER" -print -quit)" "files in the user's store not the user's"
+  expect_eq 2 "$(find "$store" -mindepth 2 -type f | wc -l)" "entries in the user's store"
+  (cd "$d" && SHIMCTL_DISABLE=1 "$P/llvm/bin/clang++" -fgpu-rdc --hip-link $(dl_arch) a.o m.o -L. -ltw -o ref) \
+    >"$d/ref.out" 2>&1 || fail "the uncached link failed: $(cat "$d/ref.out")"
+  expect_same_file "$d/ref" "$d/prog"
+  expect_eq "$before" "$(cd "$DL_MU/home-root" && find . -printf '%p %s %T@\n' | sort)" "root's home after the user's link"
+}
