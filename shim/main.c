@@ -272,7 +272,10 @@ int main(int argc, char** argv) {
     record_not_sent(not_sent_reason(call.kind));
     /* hipcc's own clang++ call (a shim too) passes straight through; under a link the device
      * links per GPU target go to the store (pieces_handoff.c) */
-    putenv(call.kind == CALL_LINK || call.kind == CALL_ONE_STEP ? linking_entry : active_entry);
+    bool links = call.kind == CALL_LINK || call.kind == CALL_ONE_STEP;
+    putenv(links ? linking_entry : active_entry);
+    if (links)
+      route_old_driver_device_links(compiler, argc, args);
     int answered = answer_probe(real, compiler, call, argc, args);
     if (answered >= 0)
       return answered;

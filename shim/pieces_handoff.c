@@ -9,9 +9,11 @@
 #include "shim.h"
 #include "target_key.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 extern char** environ;
@@ -118,4 +120,53 @@ void hand_off_device_link(const char* real, const struct call_traits* call, int 
     cache_argv[n++] = argv[i];
   cache_argv[n] = NULL;
   execve(shim.config.pieces_helper, cache_argv, environ); /* else: the link runs as given */
+}
+
+/* The old offload driver (clang <= 22) runs each GPU target's device link itself, as the `lld`
+ * it finds first in COMPILER_PATH. Under a HIP link (--hip-link, or hipcc) the shim puts a
+ * directory of the user's own first there, whose `lld` is shimctl (<private runtime
+ * dir>/link-tools/lld -> the config's pieces-helper): it serves that device link from the store
+ * (installer/shimctl/links/) and runs any other lld call as it is. The toolchain's identity goes
+ * along in SHIMCTL_LINK_IDENTITY. Nothing changes when any of it cannot be set up. */
+void route_old_driver_device_links(const struct shimctl_compiler* compiler, int argc, char** argv) {
+  if (env_is("SHIMCTL_DEVICE_LINKS", "0") || !shim.config.pieces_helper ||
+      !shim.config.identity_helper)
+    return;
+  bool hip_link = starts_with(base_name(compiler->name), "hipcc");
+  for (int i = 1; i < argc && !hip_link; i++)
+    hip_link = strcmp(argv[i], "--hip-link") == 0;
+  static char dir[PATH_MAX];
+  char link[PATH_MAX], target[PATH_MAX];
+  if (!hip_link || !shimctl_private_runtime_dir(dir, sizeof dir - 16))
+    return;
+  concat(dir + strlen(dir), 16, "/link-tools", NULL);
+  if (mkdir(dir, 0700) != 0 && errno != EEXIST)
+    return;
+  if (concat(link, sizeof link, dir, "/lld", NULL) >= sizeof link)
+    return;
+  ssize_t n = readlink(link, target, sizeof target - 1);
+  if (n < 0 || (size_t)n != strlen(shim.config.pieces_helper) ||
+      memcmp(target, shim.config.pieces_helper, (size_t)n) != 0) {
+    unlink(link);
+    if (symlink(shim.config.pieces_helper, link) != 0)
+      return;
+  }
+  static char identity_entry[sizeof "SHIMCTL_LINK_IDENTITY=" + FINGERPRINT_KEY_LEN];
+  static char path_entry[sizeof "COMPILER_PATH=" + 2 * PATH_MAX];
+  char identity[FINGERPRINT_KEY_LEN + 1];
+  if (!know_identity(identity))
+    return;
+  identity[FINGERPRINT_KEY_LEN] = '\0';
+  const char* old = getenv("COMPILER_PATH");
+  if (concat(path_entry,
+             sizeof path_entry,
+             "COMPILER_PATH=",
+             dir,
+             old ? ":" : "",
+             old ? old : "",
+             NULL) >= sizeof path_entry)
+    return;
+  concat(identity_entry, sizeof identity_entry, "SHIMCTL_LINK_IDENTITY=", identity, NULL);
+  putenv(identity_entry);
+  putenv(path_entry);
 }

@@ -186,6 +186,9 @@ void mark_piece_compiled(const struct call_traits* call);
 /* A piece's device-only compile with `-MF F`: the arguments with `-Xclang -dependency-file
  * -Xclang F` in its place (in cache_argv), for depend mode; else ARGV. */
 char** piece_depfile_arguments(const struct call_traits* call, int argc, char** argv);
+/* Under a HIP link: the old offload driver's per-target lld jobs through shimctl (COMPILER_PATH,
+ * SHIMCTL_LINK_IDENTITY); nothing when that cannot be set up. */
+void route_old_driver_device_links(const struct shimctl_compiler* compiler, int argc, char** argv);
 /* A per-target device link (new offload driver) under a link: execs `shimctl device-link`;
  * returns when it does not apply (SHIMCTL_DEVICE_LINKS=0 among others). */
 void hand_off_device_link(const char* real, const struct call_traits* call, int argc, char** argv);

@@ -1,12 +1,18 @@
 // `shimctl device-link REAL IDENTITY -- ARGV...` (internal): what the shim runs for a per-target
 // device link of the new offload driver (links/device_link.hpp) under a link. It
-// never fails a link on its own account: whatever it cannot do, the original compiler runs the
+// never fails a link on its own account. Run as `lld` (the name the shim puts first in the
+// driver's COMPILER_PATH under a HIP link), it is the old offload driver's per-target device link.
+// It never fails a link on its own account: whatever it cannot do, the original compiler runs the
 // call as given.
 #include <cstring>
+#include <filesystem>
 #include <fmt/format.h>
 #include <shimctl/cli/command_table.hpp>
 #include <shimctl/links/device_link.hpp>
+#include <shimctl/links/link_call.hpp>
 #include <shimctl/links/link_store.hpp>
+#include <shimctl/util/text.hpp>
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace shimctl::cli {
@@ -37,6 +43,75 @@ int run_device_link(int argc, char** argv) {
              "shimctl: error: the original compiler {} cannot run: {}\n",
              request.real,
              std::strerror(errno));
+  return 127;
+}
+
+} // namespace shimctl::cli
+
+namespace shimctl::cli {
+
+namespace {
+
+bool is_executable_file(const std::string& path) {
+  struct stat st {};
+  return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) && ::access(path.c_str(), X_OK) == 0;
+}
+
+// The lld the driver would have run without the shim's COMPILER_PATH entry (OURS: the directory
+// of our own `lld` name): the one beside the driver (our parent), else the first in PATH that is
+// not ours; "" when none.
+std::string real_lld(const std::string& ours) {
+  auto self = std::filesystem::weakly_canonical("/proc/self/exe");
+  std::error_code ec;
+  auto parent = std::filesystem::read_symlink(fmt::format("/proc/{}/exe", ::getppid()), ec);
+  std::vector<std::string> candidates;
+  if (!ec)
+    candidates.push_back(parent.parent_path().string() + "/lld");
+  const char* path = std::getenv("PATH");
+  for (const auto& dir : util::fields_of(path ? path : "", ':'))
+    if (!dir.empty() && dir != ours)
+      candidates.push_back(std::string(dir) + "/lld");
+  for (const auto& candidate : candidates)
+    if (is_executable_file(candidate) && std::filesystem::weakly_canonical(candidate, ec) != self)
+      return candidate;
+  return {};
+}
+
+} // namespace
+
+int run_as_lld(int argc, char** argv) {
+  std::string ours = std::filesystem::path(argv[0]).parent_path().string();
+  std::string real = real_lld(ours);
+  if (real.empty()) {
+    fmt::print(
+      stderr, "shimctl: error: no lld beside the driver or in PATH to run as {}\n", argv[0]);
+    return 127;
+  }
+  std::vector<std::string> args(argv + 1, argv + argc);
+  const char* identity = std::getenv("SHIMCTL_LINK_IDENTITY");
+  const char* off = std::getenv("SHIMCTL_DEVICE_LINKS");
+  if (identity && *identity && !(off && std::strcmp(off, "0") == 0) &&
+      links::is_amdgpu_lld_link(args)) {
+    links::LinkRequest request{ real, identity, { real } };
+    request.argv.insert(request.argv.end(), args.begin(), args.end());
+    std::string why;
+    int status = -1;
+    try {
+      status = links::run_lld_link(request, why);
+    } catch (const std::exception& e) {
+      why = fmt::format("internal error: {}", e.what());
+    }
+    if (status >= 0)
+      return status;
+    if (auto store = links::LinkStore::open_users())
+      store->count(links::link_uncached);
+    const char* trace = std::getenv("SHIMCTL_SHIM_TRACE");
+    if (trace && std::strcmp(trace, "1") == 0)
+      fmt::print(stderr, "shimctl-shim: device link: uncached: {}\n", why);
+  }
+  argv[0] = real.data();
+  ::execv(real.c_str(), argv);
+  fmt::print(stderr, "shimctl: error: {} cannot run: {}\n", real, std::strerror(errno));
   return 127;
 }
 

@@ -71,6 +71,8 @@ void add_fingerprint_commands(CLI::App& app, core::Context& context, Registry& r
 int run_compile_pieces(int argc, char** argv);
 // `shimctl device-link ...` (cmd_device_link.cpp): the shim's, dispatched as compile-pieces is.
 int run_device_link(int argc, char** argv);
+// shimctl run as `lld` (cmd_device_link.cpp): the old driver's device link through the store.
+int run_as_lld(int argc, char** argv);
 // `shimctl cache export|import` (cmd_cache.cpp).
 void add_cache_commands(CLI::App& app, core::Context& context, Registry& registry);
 // `shimctl measure` (cmd_measure.cpp).

@@ -13,6 +13,8 @@ using namespace shimctl;
 using util::ExitCode;
 
 int main(int argc, char** argv) {
+  if (argc > 0 && std::string_view(argv[0]).ends_with("/lld"))
+    return cli::run_as_lld(argc, argv);
   if (argc > 1 && std::string_view(argv[1]) == "compile-pieces")
     return cli::run_compile_pieces(argc, argv);
   if (argc > 1 && std::string_view(argv[1]) == "device-link")

@@ -60,8 +60,8 @@ std::string plan_refusal(const LinkRequest& request, const LinkCall& call) {
   return {};
 }
 
-std::string key_of(const LinkRequest& request, const LinkCall& call) {
-  std::string text = fmt::format("shimctl device-link 1\n{}\n{}\n", request.identity, request.real);
+std::string key_of(std::string_view kind, const LinkRequest& request, const LinkCall& call) {
+  std::string text = fmt::format("{}\n{}\n{}\n", kind, request.identity, request.real);
   for (const auto& arg : call.keyed_args)
     text += arg + '\n';
   return util::sha256_hex(text);
@@ -78,9 +78,10 @@ int link_for_real(const LinkRequest& request) {
 
 // The GPU target the link is for (-mcpu=), for the trace.
 std::string target_of(const LinkCall& call) {
-  for (const auto& arg : call.keyed_args)
-    if (arg.starts_with("-mcpu="))
-      return arg.substr(6);
+  for (std::string_view prefix : { "-mcpu=", "-plugin-opt=mcpu=" })
+    for (const auto& arg : call.keyed_args)
+      if (arg.starts_with(prefix))
+        return arg.substr(prefix.size());
   return call.output;
 }
 
@@ -91,16 +92,17 @@ bool same_bytes(const std::string& a, const std::string& b) {
 
 } // namespace
 
-int run_device_link(const LinkRequest& request, std::string& why) {
-  if (request.argv.empty() || request.identity.empty())
-    return why = "no identity", -1;
-  LinkCall call = read_link_call({ request.argv.begin() + 1, request.argv.end() });
-  if (!(why = call.whole_reason).empty() || !(why = plan_refusal(request, call)).empty())
-    return -1;
+namespace {
+
+// CALL served from the store (its KEY) or linked for real and kept; the first hit of a
+// toolchain (VERDICT_NAME) checked against a real link.
+int serve_or_link(const LinkRequest& request,
+                  const LinkCall& call,
+                  const std::string& key,
+                  std::string& why) {
   auto store = LinkStore::open_users();
   if (!store)
     return why = store.error().message, -1;
-  std::string key = key_of(request, call);
   std::string verdict_name = util::sha256_hex(request.identity + '\n' + request.real).substr(0, 32);
   std::string verdict = store->verdict(verdict_name);
   if (verdict == "differ")
@@ -131,6 +133,26 @@ int run_device_link(const LinkRequest& request, std::string& why) {
   store->count(link_miss);
   trace_link(fmt::format("{} miss (linked, kept)", target_of(call)));
   return 0;
+}
+
+} // namespace
+
+int run_device_link(const LinkRequest& request, std::string& why) {
+  if (request.argv.empty() || request.identity.empty())
+    return why = "no identity", -1;
+  LinkCall call = read_link_call({ request.argv.begin() + 1, request.argv.end() });
+  if (!(why = call.whole_reason).empty() || !(why = plan_refusal(request, call)).empty())
+    return -1;
+  return serve_or_link(request, call, key_of("shimctl device-link 1", request, call), why);
+}
+
+int run_lld_link(const LinkRequest& request, std::string& why) {
+  if (request.argv.empty() || request.identity.empty())
+    return why = "no identity", -1;
+  LinkCall call = read_link_call({ request.argv.begin() + 1, request.argv.end() }, Linker::lld);
+  if (!(why = call.whole_reason).empty())
+    return -1;
+  return serve_or_link(request, call, key_of("shimctl device-link lld 1", request, call), why);
 }
 
 } // namespace shimctl::links

@@ -18,7 +18,12 @@ struct LinkRequest {
   std::vector<std::string> argv; // the call as made, argv[0] first
 };
 
-// Serves or runs REQUEST's link: the exit code, or -1 when it must run uncached (WHY says why).
+// Serves or runs REQUEST's link (the new driver's per-target clang call): the exit code, or -1
+// when it must run uncached (WHY says why).
 [[nodiscard]] int run_device_link(const LinkRequest& request, std::string& why);
+
+// The same for the old driver's per-target lld job (REQUEST.real: the real lld; no -### to ask:
+// lld runs no other program, and every file it reads is in its arguments).
+[[nodiscard]] int run_lld_link(const LinkRequest& request, std::string& why);
 
 } // namespace shimctl::links

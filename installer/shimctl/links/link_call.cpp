@@ -9,8 +9,9 @@ namespace shimctl::links {
 
 namespace {
 
-// Options whose value is the next argument (kept verbatim in the key).
-constexpr std::array separate_value_options{ "-dumpdir", "-mllvm", "-Xclang", "-x", "-target" };
+// Options whose value is the next argument (kept verbatim in the key), for clang and for lld.
+constexpr std::array clang_separate_values{ "-dumpdir", "-mllvm", "-Xclang", "-x", "-target" };
+constexpr std::array lld_separate_values{ "-flavor", "-m", "-mllvm", "--lto-partitions" };
 
 // Options that name a file the link reads, or a search the key cannot follow: the link runs
 // uncached.
@@ -18,6 +19,17 @@ constexpr std::array unkeyable_prefixes{
   "-l", "-L",        "-T",          "-Xlinker",  "-Xoffload-linker",
   "-B", "--sysroot", "-save-temps", "-fprofile", "-include"
 };
+
+// Options naming the toolchain's own directories, whose files the identity holds.
+constexpr std::array toolchain_dir_options{ "--rocm-path=",
+                                            "--rocm-device-lib-path=",
+                                            "--hip-path=" };
+
+// lld's options (the old driver's device link): only these; anything else may name a file.
+constexpr std::array lld_known_prefixes{ "--no-undefined",  "-shared",
+                                         "--whole-archive", "--no-whole-archive",
+                                         "-plugin-opt=",    "--lto-",
+                                         "--build-id",      "-O" };
 
 // -Wl, options that name no file.
 constexpr std::array fileless_linker_options{ "-Wl,--no-undefined" };
@@ -34,7 +46,13 @@ bool is_device_link(const std::vector<std::string>& args) {
          std::ranges::find(args, "-c") == args.end() && std::ranges::find(args, "-o") != args.end();
 }
 
-LinkCall read_link_call(const std::vector<std::string>& args) {
+bool is_amdgpu_lld_link(const std::vector<std::string>& args) {
+  auto m = std::ranges::find(args, "-m");
+  return m != args.end() && m + 1 != args.end() && *(m + 1) == "elf64_amdgpu" &&
+         std::ranges::find(args, "-o") != args.end();
+}
+
+LinkCall read_link_call(const std::vector<std::string>& args, Linker linker) {
   LinkCall call;
   auto whole = [&](std::string why) {
     call.whole_reason = std::move(why);
@@ -46,7 +64,11 @@ LinkCall read_link_call(const std::vector<std::string>& args) {
       call.output = args[++i];
       continue;
     }
-    if (std::ranges::find(separate_value_options, arg) != separate_value_options.end()) {
+    bool separate_value =
+      linker == Linker::clang
+        ? std::ranges::find(clang_separate_values, arg) != clang_separate_values.end()
+        : std::ranges::find(lld_separate_values, arg) != lld_separate_values.end();
+    if (separate_value) {
       if (i + 1 == args.size())
         return whole(arg + " has no value");
       call.keyed_args.push_back(arg);
@@ -61,6 +83,14 @@ LinkCall read_link_call(const std::vector<std::string>& args) {
     for (std::string_view prefix : unkeyable_prefixes)
       if (arg.starts_with(prefix))
         return whole(arg + ": the link reads what the key cannot hold");
+    if (linker == Linker::lld && arg.starts_with('-') &&
+        std::ranges::none_of(lld_known_prefixes,
+                             [&](std::string_view known) { return arg.starts_with(known); }))
+      return whole(arg + ": an lld option the key does not know");
+    if (arg.starts_with('-') && arg.find('/') != std::string::npos &&
+        std::ranges::none_of(toolchain_dir_options,
+                             [&](std::string_view option) { return arg.starts_with(option); }))
+      return whole(arg + ": the option names a file");
     if (arg.starts_with('-')) {
       call.keyed_args.push_back(arg);
       continue;
