@@ -111,3 +111,34 @@ TEST_CASE("the device links' store drops the least recently used entries past it
   CHECK_FALSE(store.find(key('b')));
   CHECK(store.find(key('c')));
 }
+
+TEST_CASE("the old driver's per-target lld job: keyed by its known options and inputs") {
+  auto dir = make_temp_dir();
+  write_text(dir + "/a-gfx90a.o", "bitcode a");
+  std::vector<std::string> job{ "-flavor",
+                                "gnu",
+                                "-m",
+                                "elf64_amdgpu",
+                                "--no-undefined",
+                                "-shared",
+                                "-plugin-opt=-amdgpu-internalize-symbols",
+                                "--lto-partitions=8",
+                                "-plugin-opt=mcpu=gfx90a",
+                                "--whole-archive",
+                                "-o",
+                                dir + "/a-gfx90a.out",
+                                dir + "/a-gfx90a.o",
+                                "--no-whole-archive" };
+  CHECK(shimctl::links::is_amdgpu_lld_link(job));
+  auto call = read_link_call(job, shimctl::links::Linker::lld);
+  CHECK(call.whole_reason.empty());
+  CHECK(call.output == dir + "/a-gfx90a.out");
+  CHECK(call.inputs == std::vector<std::string>{ dir + "/a-gfx90a.o" });
+  // clang-15/16 name no emulation: the GPU is in the LTO options.
+  CHECK(shimctl::links::is_amdgpu_lld_link(
+    { "-flavor", "gnu", "-shared", "-plugin-opt=mcpu=gfx908", "-o", "x.out", "a.o" }));
+  CHECK_FALSE(shimctl::links::is_amdgpu_lld_link({ "-flavor", "gnu", "-o", "prog", "main.o" }));
+  job.push_back("--version-script=exports.map");
+  CHECK(read_link_call(job, shimctl::links::Linker::lld).whole_reason ==
+        "--version-script=exports.map: an lld option the key does not know");
+}

@@ -57,23 +57,52 @@ bool is_executable_file(const std::string& path) {
   return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) && ::access(path.c_str(), X_OK) == 0;
 }
 
-// The lld the driver would have run without the shim's COMPILER_PATH entry (OURS: the directory
-// of our own `lld` name): the one beside the driver (our parent), else the first in PATH that is
-// not ours; "" when none.
-std::string real_lld(const std::string& ours) {
-  auto self = std::filesystem::weakly_canonical("/proc/self/exe");
+// The directories the driver (our parent) searches for `lld`, in its order, without OURS (the
+// shim's COMPILER_PATH entry): its -B prefixes, COMPILER_PATH, its installed directory (the one
+// it was invoked from), then PATH.
+std::vector<std::string> driver_search_dirs(const std::string& ours) {
+  std::vector<std::string> dirs;
+  auto pid = ::getppid();
+  std::string cmdline = util::read_text_file(fmt::format("/proc/{}/cmdline", pid));
+  std::vector<std::string> args;
+  for (std::size_t at = 0; at < cmdline.size();) {
+    auto end = cmdline.find('\0', at);
+    args.push_back(cmdline.substr(at, end == std::string::npos ? end : end - at));
+    at = end == std::string::npos ? cmdline.size() : end + 1;
+  }
   std::error_code ec;
-  auto parent = std::filesystem::read_symlink(fmt::format("/proc/{}/exe", ::getppid()), ec);
-  std::vector<std::string> candidates;
-  if (!ec)
-    candidates.push_back(parent.parent_path().string() + "/lld");
-  const char* path = std::getenv("PATH");
-  for (const auto& dir : util::fields_of(path ? path : "", ':'))
+  auto cwd = std::filesystem::read_symlink(fmt::format("/proc/{}/cwd", pid), ec);
+  auto absolute = [&](const std::string& path) {
+    return path.starts_with('/') || ec ? path : (cwd / path).string();
+  };
+  for (std::size_t i = 1; i < args.size(); i++) {
+    if (args[i] == "-B" && i + 1 < args.size())
+      dirs.push_back(absolute(args[++i]));
+    else if (args[i].starts_with("-B") && args[i].size() > 2)
+      dirs.push_back(absolute(args[i].substr(2)));
+  }
+  const char* compiler_path = std::getenv("COMPILER_PATH");
+  for (auto dir : util::fields_of(compiler_path ? compiler_path : "", ':'))
     if (!dir.empty() && dir != ours)
-      candidates.push_back(std::string(dir) + "/lld");
-  for (const auto& candidate : candidates)
+      dirs.emplace_back(dir);
+  if (!args.empty() && args[0].find('/') != std::string::npos)
+    dirs.push_back(std::filesystem::path(absolute(args[0])).parent_path().string());
+  const char* path = std::getenv("PATH");
+  for (auto dir : util::fields_of(path ? path : "", ':'))
+    if (!dir.empty() && dir != ours)
+      dirs.emplace_back(dir);
+  return dirs;
+}
+
+// The lld the driver would have run without OURS; "" when none.
+std::string real_lld(const std::string& ours) {
+  std::error_code ec;
+  auto self = std::filesystem::weakly_canonical("/proc/self/exe", ec);
+  for (const auto& dir : driver_search_dirs(ours)) {
+    std::string candidate = dir + "/lld";
     if (is_executable_file(candidate) && std::filesystem::weakly_canonical(candidate, ec) != self)
       return candidate;
+  }
   return {};
 }
 

@@ -47,9 +47,13 @@ bool is_device_link(const std::vector<std::string>& args) {
 }
 
 bool is_amdgpu_lld_link(const std::vector<std::string>& args) {
+  // clang-21 says -m elf64_amdgpu; clang-15 and 16 only name the GPU for the LTO code generator.
   auto m = std::ranges::find(args, "-m");
-  return m != args.end() && m + 1 != args.end() && *(m + 1) == "elf64_amdgpu" &&
-         std::ranges::find(args, "-o") != args.end();
+  bool amdgpu = (m != args.end() && m + 1 != args.end() && *(m + 1) == "elf64_amdgpu") ||
+                std::ranges::any_of(args, [](const std::string& arg) {
+                  return arg.starts_with("-plugin-opt=mcpu=gfx");
+                });
+  return amdgpu && std::ranges::find(args, "-o") != args.end();
 }
 
 LinkCall read_link_call(const std::vector<std::string>& args, Linker linker) {

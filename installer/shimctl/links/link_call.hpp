@@ -32,7 +32,8 @@ enum class Linker { clang, lld };
 [[nodiscard]] LinkCall read_link_call(const std::vector<std::string>& args,
                                       Linker linker = Linker::clang);
 
-// Is ARGS (without argv[0]) lld's link of an AMD GPU target (-m elf64_amdgpu)?
+// Is ARGS (without argv[0]) lld's link of an AMD GPU target (-m elf64_amdgpu, or clang-15/16's
+// -plugin-opt=mcpu=gfx...)?
 [[nodiscard]] bool is_amdgpu_lld_link(const std::vector<std::string>& args);
 
 // Is ARGS (without argv[0]) a device link of the AMD GPU target, to be handed to `shimctl

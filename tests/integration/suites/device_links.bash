@@ -1,0 +1,176 @@
+# Device links per GPU target (issue 36), the stack a parameter (DL_STACK): Debian 12's clang-15
+# (this file) and sid's clang-21 (sid_device_links.bash), the old offload driver, run each
+# target's `lld -flavor gnu -m elf64_amdgpu` job themselves (the shim puts shimctl first in their
+# COMPILER_PATH as `lld`); clang-23 (sid23_device_links.bash), the new one, has its
+# clang-linker-wrapper run the clang beside it (the shim) once per target. Each such link of an
+# -fgpu-rdc program is kept in the user's store (links/): a fresh build directory links from the store, a new target links only
+# itself, a changed TU or linker links again; every program equals an uncached link byte for
+# byte. Helpers: tests/integration/lib-pieces.bash (the prefix).
+source "$SRC_DIR/tests/integration/lib-pieces.bash"
+
+DL_STACK=${DL_STACK:-15}
+case $DL_STACK in
+  15) DL_LLVM=15 DL_A=gfx908 DL_B=gfx90a DL_C=gfx1030 DL_PREFIX_ARGS=(--llvm 15) ;;
+  sid) DL_LLVM=$SID_LLVM DL_A=gfx90a DL_B=gfx942 DL_C=gfx1100 DL_PREFIX_ARGS=(--stack sid --llvm "$SID_LLVM") ;;
+esac
+
+suite_requires() {
+  command -v ccache >/dev/null && [ -x "/usr/lib/llvm-$DL_LLVM/bin/clang" ] &&
+    [ -x "/usr/lib/llvm-$DL_LLVM/bin/llvm-ar" ] && [ -x "$SHIMCTL" ] && [ -x "$SHIM_BIN" ] &&
+    { [ "$DL_STACK" = sid ] || [ -f /usr/include/hip/hip_runtime.h ]; }
+}
+
+# dl_cc ARGS...: the prefix's clang++ (Debian 12's HIP is found through --rocm-path).
+dl_cc() {
+  if [ "$DL_STACK" = sid ]; then "$P/llvm/bin/clang++" "$@"; else "$P/llvm/bin/clang++" --rocm-path="$P" "$@"; fi
+}
+
+# dl_program DIR [SCALE]: an -fgpu-rdc program in DIR: a.hip (a kernel calling a device function
+# of the library), m.hip (main) and libtw.a (an archive of tw.hip's offload object, a static
+# device library), compiled uncached (SHIMCTL_DISABLE=1: the compiles are not what is measured)
+# for the targets in DL_TARGETS.
+dl_program() {
+  local d=$1 scale=${2:-2.0f} f
+  mkdir -p "$d"
+  cat >"$d/a.hip" <<'HIP'
+#include <hip/hip_runtime.h>
+__device__ float twice(float x);
+__global__ void ka(float* x) { x[threadIdx.x] = twice(x[threadIdx.x]) + cosf(x[threadIdx.x]); }
+HIP
+  printf '#include <hip/hip_runtime.h>\n__device__ float twice(float x) { return %s * sinf(x); }\n' "$scale" >"$d/tw.hip"
+  cat >"$d/m.hip" <<'HIP'
+#include <hip/hip_runtime.h>
+__global__ void ka(float* x);
+int main() { float* d = nullptr; (void)hipMalloc(&d, 4); ka<<<1, 1>>>(d); return 0; }
+HIP
+  for f in a tw m; do
+    (cd "$d" && SHIMCTL_DISABLE=1 dl_cc -x hip -fgpu-rdc -O2 $(dl_arch) -c $f.hip -o $f.o) \
+      >"$d/compile.out" 2>&1 || fail "compile of $d/$f.hip failed: $(cat "$d/compile.out")"
+  done
+  (cd "$d" && "/usr/lib/llvm-$DL_LLVM/bin/llvm-ar" rcs libtw.a tw.o) || fail "llvm-ar failed"
+}
+
+dl_arch() { local t; for t in ${DL_TARGETS//,/ }; do echo "--offload-arch=$t"; done; }
+
+# dl_link DIR: DIR's program linked through the shim (trace in DIR/trace), then uncached as ref.
+dl_link() {
+  local d=$1 link=(-fgpu-rdc --hip-link $(dl_arch) a.o m.o -L. -ltw -o)
+  (cd "$d" && SHIMCTL_SHIM_TRACE=1 dl_cc "${link[@]}" prog >trace 2>&1) ||
+    fail "the link in $d failed: $(cat "$d/trace")"
+  (cd "$d" && SHIMCTL_DISABLE=1 dl_cc "${link[@]}" ref >ref.out 2>&1) ||
+    fail "the uncached link in $d failed: $(cat "$d/ref.out")"
+  expect_same_file "$d/ref" "$d/prog"
+}
+
+dl_sorted() { printf '%s\n' "$@" | sort | xargs; }
+
+# links_in DIR: DIR/trace's device links, sorted: "gfx90a:hit gfx942:miss".
+links_in() {
+  sed -n 's/^shimctl-shim: device link: \([^ ]*\) \(hit\|miss\).*/\1:\2/p' "$1/trace" | sort | xargs
+}
+
+test_device_links() {
+  TEST "clang-$DL_LLVM -fgpu-rdc with a static device library: 2 targets, a fresh build dir (all hit, the first checked), a third target (only it links), a changed TU (all link); programs as uncached"
+  pz_prefix "$DL_STACK"
+  DL_TARGETS=$DL_A,$DL_B
+  dl_program "$TEST_DIR/b1"
+  dl_link "$TEST_DIR/b1"
+  expect_eq "$(dl_sorted $DL_A:miss $DL_B:miss)" "$(links_in "$TEST_DIR/b1")" "device links of the first build"
+  dl_program "$TEST_DIR/b2"
+  dl_link "$TEST_DIR/b2"
+  expect_eq "$(dl_sorted $DL_A:hit $DL_B:hit)" "$(links_in "$TEST_DIR/b2")" "device links of a fresh build dir"
+  expect_eq 1 "$(grep -c "the toolchain's first: checked against a real link: identical" "$TEST_DIR/b2/trace")" \
+    "first hits checked in $TEST_DIR/b2/trace"
+  DL_TARGETS=$DL_A,$DL_B,$DL_C
+  dl_program "$TEST_DIR/b3"
+  dl_link "$TEST_DIR/b3"
+  expect_eq "$(dl_sorted $DL_C:miss $DL_A:hit $DL_B:hit)" "$(links_in "$TEST_DIR/b3")" "device links with a third target"
+  DL_TARGETS=$DL_A,$DL_B
+  dl_program "$TEST_DIR/b4" 3.0f
+  dl_link "$TEST_DIR/b4"
+  expect_eq "$(dl_sorted $DL_A:miss $DL_B:miss)" "$(links_in "$TEST_DIR/b4")" "device links after a change to the library's TU"
+  cmp -s "$TEST_DIR/b1/prog" "$TEST_DIR/b4/prog" && fail "the changed TU's program equals the first: the test proves nothing"
+  # status counts them, this user's store (the suite's XDG_CACHE_HOME).
+  "$SHIMCTL" status "$P" >"$TEST_DIR/status.out" 2>&1 || fail "status failed: $(cat "$TEST_DIR/status.out")"
+  grep -q "^device links: 4 hits, 5 linked, 0 uncached (one per GPU target); store $XDG_CACHE_HOME/shimctl/device-links: 5 entries, " \
+    "$TEST_DIR/status.out" || fail "status's device links line: $(grep -i 'device links' "$TEST_DIR/status.out")"
+  # SHIMCTL_DEVICE_LINKS=0: nothing goes to the store.
+  (cd "$TEST_DIR/b4" && SHIMCTL_DEVICE_LINKS=0 SHIMCTL_SHIM_TRACE=1 dl_cc -fgpu-rdc --hip-link $(dl_arch) a.o m.o -L. -ltw -o off >off.out 2>&1) ||
+    fail "the link with SHIMCTL_DEVICE_LINKS=0 failed"
+  grep -q 'device link' "$TEST_DIR/b4/off.out" && fail "a device link went to the store with SHIMCTL_DEVICE_LINKS=0"
+  expect_same_file "$TEST_DIR/b4/ref" "$TEST_DIR/b4/off"
+  # A compile is cached whole by the cache tool: the device links its wrapper runs (a non-rdc
+  # compile's images) stay out of the store.
+  local entries
+  entries=$(find "$XDG_CACHE_HOME/shimctl/device-links" -type f | wc -l)
+  corpus "$TEST_DIR/c"
+  pz_use clang
+  pz_compile "$TEST_DIR/c" -O2 $(targets $DL_A,$DL_B) -c k.hip -o k.o
+  expect_eq "$entries" "$(find "$XDG_CACHE_HOME/shimctl/device-links" -type f | wc -l)" \
+    "entries in the store after a compile"
+}
+
+test_device_link_linker_changed() {
+  TEST "clang-$DL_LLVM -fgpu-rdc: a changed linker (its output changes) misses and links as uncached; restored, it hits again"
+  pz_prefix "$DL_STACK"
+  DL_TARGETS=$DL_A,$DL_B
+  dl_program "$TEST_DIR/l1"
+  dl_link "$TEST_DIR/l1"
+  # The program that links: the new driver's ld.lld (run by the per-target clang), the old
+  # driver's lld (-flavor gnu, run by the driver).
+  local lld=$P/llvm/bin/$([ "$DL_LLVM" -ge 23 ] && echo ld.lld || echo lld)
+  cp -P "$lld" "$lld.test-saved"
+  rm -f "$lld"
+  # lld reads its own name (the script runs it under its own) and -flavor must come first.
+  printf '#!/bin/bash\nexec -a "$0" "%s" "$@" --build-id=0xdeadbeef\n' "$(readlink -f "$lld.test-saved")" >"$lld"
+  chmod 755 "$lld"
+  dl_program "$TEST_DIR/l2"
+  dl_link "$TEST_DIR/l2"
+  rm -f "$lld" && mv "$lld.test-saved" "$lld"
+  expect_eq "$(dl_sorted $DL_A:miss $DL_B:miss)" "$(links_in "$TEST_DIR/l2")" "device links with another linker"
+  cmp -s "$TEST_DIR/l1/prog" "$TEST_DIR/l2/prog" && fail "the changed linker's program equals the first: the test proves nothing"
+  dl_program "$TEST_DIR/l3"
+  dl_link "$TEST_DIR/l3"
+  expect_eq "$(dl_sorted $DL_A:hit $DL_B:hit)" "$(links_in "$TEST_DIR/l3")" "device links with the linker restored"
+}
+
+dl_mu_cleanup() {
+  [ -n "${DL_USER:-}" ] && { pkill -KILL -u "$DL_USER" 2>/dev/null; userdel "$DL_USER" 2>/dev/null; }
+  [ -n "${DL_MU:-}" ] && rm -rf "$DL_MU"
+}
+
+test_device_links_other_user() {
+  TEST "a root-installed prefix: another user's device links go to that user's own store (0700, the user's files), nothing written in root's home; program as uncached"
+  command -v useradd >/dev/null && command -v runuser >/dev/null && [ "$(id -u)" -eq 0 ] ||
+    { echo "    (skipped: needs root, useradd and runuser)"; return 0; }
+  DL_USER=dlu$(printf '%04x%04x' $$ $RANDOM)
+  DL_MU=$(mktemp -d /var/tmp/shimctl-dl.XXXXXX)
+  chmod 755 "$DL_MU"
+  trap dl_mu_cleanup EXIT
+  useradd -M -N -s /bin/sh "$DL_USER" || fail "useradd $DL_USER"
+  mkdir -p "$DL_MU/home-root" "$DL_MU/home-user"
+  P=$DL_MU/rocm
+  "$SCRIPTS/make-rocm-prefix" "$P" "${DL_PREFIX_ARGS[@]}" >/dev/null || fail "make-rocm-prefix"
+  HOME=$DL_MU/home-root env -u CCACHE_DIR -u XDG_CACHE_HOME "$SHIMCTL" install "$P" \
+    --cache-dir "$DL_MU/home-root/ccache" --no-verify >"$TEST_DIR/install.out" 2>&1 ||
+    fail "root's install failed:"$'\n'"$(cat "$TEST_DIR/install.out")"
+  # Root's home open to everyone (1777): a write there by the user's link would succeed and show.
+  chmod 1777 "$DL_MU/home-root"
+  local before d=$DL_MU/w store=$DL_MU/home-user/.cache/shimctl/device-links
+  before=$(cd "$DL_MU/home-root" && find . -printf '%p %s %T@\n' | sort)
+  chown "$DL_USER" "$DL_MU/home-user"
+  DL_TARGETS=$DL_A,$DL_B
+  dl_program "$d"
+  chown -R "$DL_USER" "$d"
+  runuser -u "$DL_USER" -- env -i PATH=/usr/bin:/bin HOME="$DL_MU/home-user" LANG=C SHIMCTL_SHIM_TRACE=1 \
+    sh -c 'cd "$1" && shift && exec "$@"' sh "$d" "$P/llvm/bin/clang++" $([ "$DL_STACK" = sid ] || echo "--rocm-path=$P") -fgpu-rdc --hip-link $(dl_arch) \
+    a.o m.o -L. -ltw -o prog >"$d/trace" 2>&1 || fail "the user's link failed: $(cat "$d/trace")"
+  expect_eq "$(dl_sorted $DL_A:miss $DL_B:miss)" "$(links_in "$d")" "the user's device links"
+  expect_eq "$DL_USER 700" "$(stat -c '%U %a' "$store")" "owner and mode of the user's store"
+  expect_eq "" "$(find "$store" ! -user "$DL_USER" -print -quit)" "files in the user's store not the user's"
+  expect_eq 2 "$(find "$store" -mindepth 2 -type f | wc -l)" "entries in the user's store"
+  (cd "$d" && SHIMCTL_DISABLE=1 dl_cc -fgpu-rdc --hip-link $(dl_arch) a.o m.o -L. -ltw -o ref) \
+    >"$d/ref.out" 2>&1 || fail "the uncached link failed: $(cat "$d/ref.out")"
+  expect_same_file "$d/ref" "$d/prog"
+  expect_eq "$before" "$(cd "$DL_MU/home-root" && find . -printf '%p %s %T@\n' | sort)" "root's home after the user's link"
+}
