@@ -17,17 +17,16 @@
 
 namespace shimctl::cli {
 
-int run_device_link(int argc, char** argv) {
-  // argv: shimctl device-link REAL IDENTITY -- ARGV0 ARGS...
-  if (argc < 6 || std::strcmp(argv[4], "--") != 0) {
-    fmt::print(stderr, "shimctl: error: device-link is the shim's; see 'shimctl --help'\n");
-    return static_cast<int>(util::ExitCode::usage);
-  }
-  links::LinkRequest request{ argv[2], argv[3], { argv + 5, argv + argc } };
+namespace {
+
+// RUN's answer for REQUEST: the link's exit code, or -1 when it must run uncached (counted, and
+// traced under SHIMCTL_SHIM_TRACE=1 with the reason).
+int served_or_linked(int (*run)(const links::LinkRequest&, std::string&),
+                     const links::LinkRequest& request) {
   std::string why;
   int status = -1;
   try {
-    status = links::run_device_link(request, why);
+    status = run(request, why);
   } catch (const std::exception& e) {
     why = fmt::format("internal error: {}", e.what());
   }
@@ -38,6 +37,20 @@ int run_device_link(int argc, char** argv) {
   const char* trace = std::getenv("SHIMCTL_SHIM_TRACE");
   if (trace && std::strcmp(trace, "1") == 0)
     fmt::print(stderr, "shimctl-shim: device link: uncached: {}\n", why);
+  return -1;
+}
+
+} // namespace
+
+int run_device_link(int argc, char** argv) {
+  // argv: shimctl device-link REAL IDENTITY -- ARGV0 ARGS...
+  if (argc < 6 || std::strcmp(argv[4], "--") != 0) {
+    fmt::print(stderr, "shimctl: error: device-link is the shim's; see 'shimctl --help'\n");
+    return static_cast<int>(util::ExitCode::usage);
+  }
+  links::LinkRequest request{ argv[2], argv[3], { argv + 5, argv + argc } };
+  if (int status = served_or_linked(links::run_device_link, request); status >= 0)
+    return status;
   ::execv(request.real.c_str(), argv + 5);
   fmt::print(stderr,
              "shimctl: error: the original compiler {} cannot run: {}\n",
@@ -123,20 +136,8 @@ int run_as_lld(int argc, char** argv) {
       links::is_amdgpu_lld_link(args)) {
     links::LinkRequest request{ real, identity, { real } };
     request.argv.insert(request.argv.end(), args.begin(), args.end());
-    std::string why;
-    int status = -1;
-    try {
-      status = links::run_lld_link(request, why);
-    } catch (const std::exception& e) {
-      why = fmt::format("internal error: {}", e.what());
-    }
-    if (status >= 0)
+    if (int status = served_or_linked(links::run_lld_link, request); status >= 0)
       return status;
-    if (auto store = links::LinkStore::open_users())
-      store->count(links::link_uncached);
-    const char* trace = std::getenv("SHIMCTL_SHIM_TRACE");
-    if (trace && std::strcmp(trace, "1") == 0)
-      fmt::print(stderr, "shimctl-shim: device link: uncached: {}\n", why);
   }
   argv[0] = real.data();
   ::execv(real.c_str(), argv);
