@@ -86,20 +86,62 @@ int spawn_and_wait(const char* path,
                    char** env,
                    const posix_spawn_file_actions_t* actions,
                    int* status) {
+  return spawn_and_watch(path, argv, env, actions, status, NULL);
+}
+
+/* Waits for PID into *STATUS; with ABANDONED, asks store_still_answers every
+ * SHIMCTL_STORE_WATCH_MS (SIGCHLD is blocked: sigtimedwait wakes when the child ends) and ends
+ * the child when the store stopped answering. */
+static void wait_watching(pid_t pid, int* status, bool* abandoned, const sigset_t* chld) {
+  const struct timespec period = { SHIMCTL_STORE_WATCH_MS / 1000,
+                                   (SHIMCTL_STORE_WATCH_MS % 1000) * 1000000L };
+  for (;;) {
+    pid_t done = waitpid(pid, status, abandoned ? WNOHANG : 0);
+    if (done == pid || (done < 0 && errno != EINTR))
+      return;
+    if (!abandoned || done < 0)
+      continue;
+    if (sigtimedwait(chld, NULL, &period) < 0 && errno == EAGAIN && !*abandoned &&
+        !store_still_answers()) {
+      *abandoned = true;
+      kill(pid, SIGTERM);
+    }
+  }
+}
+
+int spawn_and_watch(const char* path,
+                    char** argv,
+                    char** env,
+                    const posix_spawn_file_actions_t* actions,
+                    int* status,
+                    bool* abandoned) {
   struct sigaction forward = { .sa_handler = pass_on }, old[4];
   const int signals[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
   for (int i = 0; i < 4; i++)
     sigaction(signals[i], &forward, &old[i]);
+  sigset_t chld, old_mask;
+  sigemptyset(&chld);
+  sigaddset(&chld, SIGCHLD);
+  posix_spawnattr_t attr;
+  posix_spawnattr_init(&attr);
+  if (abandoned) { /* the child gets the mask the shim had */
+    *abandoned = false;
+    sigprocmask(SIG_BLOCK, &chld, &old_mask);
+    posix_spawnattr_setsigmask(&attr, &old_mask);
+    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK);
+  }
   pid_t pid;
-  int spawned = posix_spawn(&pid, path, actions, NULL, argv, env);
+  int spawned = posix_spawn(&pid, path, actions, &attr, argv, env);
+  posix_spawnattr_destroy(&attr);
   *status = 0;
   if (spawned == 0) {
     child = pid;
     if (received)
       kill(pid, received);
-    while (waitpid(pid, status, 0) < 0 && errno == EINTR)
-      continue;
+    wait_watching(pid, status, abandoned, &chld);
   }
+  if (abandoned)
+    sigprocmask(SIG_SETMASK, &old_mask, NULL);
   for (int i = 0; i < 4; i++)
     sigaction(signals[i], &old[i], NULL);
   return spawned;
@@ -115,6 +157,8 @@ int passed_on_status(int status) {
   return WEXITSTATUS(status);
 }
 
+const char store_abandoned_reason[] = "the team store stopped answering while it waited";
+
 int run_cache_tool(const char* path, char** argv, char** env, char reason[256]) {
   static char scan[65536];
   int err = memfd_create("shimctl-cache-stderr", MFD_CLOEXEC);
@@ -126,11 +170,16 @@ int run_cache_tool(const char* path, char** argv, char** env, char reason[256]) 
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_adddup2(&actions, err, 2);
   int status;
-  int spawned = spawn_and_wait(path, argv, env, &actions, &status);
+  bool abandoned = false;
+  int spawned =
+    spawn_and_watch(path, argv, env, &actions, &status, store_watched() ? &abandoned : NULL);
   posix_spawn_file_actions_destroy(&actions);
-  if (spawned != 0) {
+  if (spawned != 0 || abandoned) {
     close(err);
-    concat(reason, 256, "cannot run: ", strerror(spawned), NULL);
+    if (abandoned)
+      concat(reason, 256, store_abandoned_reason, NULL);
+    else
+      concat(reason, 256, "cannot run: ", strerror(spawned), NULL);
     return -1;
   }
   /* Only a failed run's stderr is read for sccache's own message (a hit reads nothing twice). */

@@ -29,6 +29,9 @@ struct shim_cache_tool {
   const char* (*default_dir)(void); /* its cache directory when DIR_VARIABLE is unset, or NULL */
   /* Its own entries in cache_env, after the config's (cache_env.c). False: no room. */
   bool (*add_environment)(void);
+  /* Takes the team store out of cache_env, leaving the local tier (store_health.c says when).
+   * False: no room. */
+  bool (*leave_store_out)(void);
   /* What must hold before it runs (ccache: no ccache.conf of a directory is read; sccache: a
    * server of this user's answers). False fills *REFUSAL. */
   bool (*prepare)(struct tool_refusal* refusal);

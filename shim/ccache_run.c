@@ -134,12 +134,45 @@ static bool ccache_prepare(struct tool_refusal* refusal) {
   return false;
 }
 
+/* The team store out (store_health.c): ccache keeps its local cache and a shared cache's file
+ * storage, and leaves every other remote storage out (an empty CCACHE_REMOTE_STORAGE outranks
+ * a ccache.conf's). */
+static bool ccache_leave_store_out(void) {
+  static char entry[SHIMCTL_SECRETS_MAX];
+  const char name[] = "CCACHE_REMOTE_STORAGE=";
+  long at = find_env(name, sizeof name - 1);
+  size_t len = concat(entry, sizeof entry, name, NULL);
+  for (const char* word = at >= 0 ? cache_env[at] + sizeof name - 1 : ""; *word;) {
+    size_t word_len = strcspn(word, " ");
+    if (starts_with(word, "file:") && len + word_len + 1 < sizeof entry) {
+      if (len > sizeof name - 1)
+        entry[len++] = ' ';
+      memcpy(entry + len, word, word_len);
+      entry[len += word_len] = '\0';
+    }
+    word += word_len + strspn(word + word_len, " ");
+  }
+  if (at >= 0)
+    cache_env[at] = entry;
+  return at >= 0 || push_env(entry);
+}
+
 static int ccache_run(struct tool_refusal* refusal) {
   static char strict[PATH_MAX + 64];
-  if (depend_plan == DEPEND_OWN_FILE) { /* ccache as a child: the depfile goes after it */
+  bool watched = store_watched(); /* as a child: the shim can end it when the store hangs */
+  if (depend_plan == DEPEND_OWN_FILE || watched) { /* a child: the depfile goes after it */
     int status;
-    int spawned = spawn_and_wait(shim.config.cache_path, cache_argv, cache_env, NULL, &status);
-    unlink(own_depfile);
+    bool abandoned = false;
+    int spawned = spawn_and_watch(
+      shim.config.cache_path, cache_argv, cache_env, NULL, &status, watched ? &abandoned : NULL);
+    if (depend_plan == DEPEND_OWN_FILE)
+      unlink(own_depfile);
+    if (spawned == 0 && abandoned) {
+      *refusal = (struct tool_refusal){ "store-out", store_abandoned_reason,
+                                        false,       SHIMCTL_NOT_SENT_STORE_OUT,
+                                        NULL,        NULL };
+      return -1;
+    }
     if (spawned == 0)
       return passed_on_status(status);
     errno = spawned;
@@ -161,6 +194,7 @@ const struct shim_cache_tool ccache_shim_tool = {
   .stats_log = "CCACHE_STATSLOG",
   .default_dir = NULL, /* ccache's own choice: it makes it when missing */
   .add_environment = ccache_add_environment,
+  .leave_store_out = ccache_leave_store_out,
   .prepare = ccache_prepare,
   .run = ccache_run,
 };

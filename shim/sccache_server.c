@@ -44,11 +44,16 @@ static char instance[SHIMCTL_SCCACHE_KEY_HEX + 1]; /* this server's name (format
  * a server the shim picks under `shimctl measure` (MEASURED), one of that build's own
  * (shimctl_sccache_measured_instance). */
 static void name_instance(bool measured) {
-  char mount_ns[64];
+  char mount_ns[64], key[SHIMCTL_SCCACHE_KEY_HEX + sizeof SHIMCTL_SCCACHE_LOCAL_ONLY];
   ssize_t n = readlink("/proc/self/ns/mnt", mount_ns, sizeof mount_ns - 1);
   mount_ns[n > 0 ? n : 0] = '\0';
-  shimctl_sccache_measured_instance(
-    instance, shim.config.sccache_server.key, mount_ns, measured ? measure_log() : NULL);
+  /* While the team store is out, the configuration's local-only twin: a server of its own. */
+  concat(key,
+         sizeof key,
+         shim.config.sccache_server.key,
+         store_left_out ? SHIMCTL_SCCACHE_LOCAL_ONLY : "",
+         NULL);
+  shimctl_sccache_measured_instance(instance, key, mount_ns, measured ? measure_log() : NULL);
 }
 
 /* Something accepts connections on the unix socket PATH. */
