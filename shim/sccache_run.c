@@ -65,6 +65,19 @@ static bool sccache_leave_store_out(void) {
 /* This user's own server (sccache_server.c) in cache_env, running. */
 static bool sccache_prepare(struct tool_refusal* refusal) {
   const char* why = NULL;
+  /* The store out and a server the shim does not name (the user's own, an old config's port):
+   * that server has the store in its environment and would wait on it. */
+  if (store_left_out && (!shim.config.sccache_server.transport || getenv("SCCACHE_SERVER_UDS") ||
+                         getenv("SCCACHE_SERVER_PORT"))) {
+    *refusal = (struct tool_refusal){ "store-out",
+                                      "the store is out and the sccache server is not the shim's "
+                                      "to choose (SCCACHE_SERVER_UDS or _PORT)",
+                                      true,
+                                      SHIMCTL_NOT_SENT_STORE_OUT,
+                                      NULL,
+                                      NULL };
+    return false;
+  }
   const char* entry = sccache_server_entry(&why);
   bool ready = false;
   if (!why && (!entry || push_env((char*)entry))) { /* no entry: the user named a server */
@@ -103,6 +116,7 @@ const struct shim_cache_tool sccache_shim_tool = {
   .kind = SHIMCTL_CACHE_KIND_SCCACHE,
   .identity_key_variable = NULL, /* its buster carries shimctl's key (the installer's) */
   .has_depend_mode = false,
+  .ends_store_wait = false, /* a read waits 60 s, a write for ever */
   .dir_variable = "SCCACHE_DIR=",
   .stats_log = NULL,
   .default_dir = sccache_default_dir,

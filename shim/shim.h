@@ -96,9 +96,14 @@ extern bool store_left_out;
 bool decide_store_use(void);
 /* The compile uses a store whose health the shim keeps: its wait on the tool is watched. */
 bool store_watched(void);
-/* While a compile waits on the tool: whether the store still answers (asked at most every
- * SHIMCTL_STORE_WATCH_MS across the user's compiles); false marks it out. */
-bool store_still_answers(void);
+/* The compile's output (-o), for store_watch; NULL: none named. */
+extern const char* store_watched_output;
+/* While a compile has waited WAITED_MS on the tool it started at STARTED (CLOCK_REALTIME): the
+ * store asked again (formats.h: at most once a second across the user's compiles), and what to
+ * do: wait on; give up and compile uncached; or give up, the output written (sccache waits on
+ * its write to the store): the compile is done. */
+enum store_watch { STORE_WAIT, STORE_ABANDON, STORE_FINISHED };
+enum store_watch store_watch(long long waited_ms, const struct timespec* started);
 
 /* ---- cache_run.c ------------------------------------------------------------------------ */
 /* Runs the cache tool PATH (ARGV, ENV) as a child with its stderr held back, and waits for it.
@@ -107,8 +112,10 @@ bool store_still_answers(void);
  * uncached. A termination signal the shim receives goes to the child, and the shim then dies of
  * it too. */
 int run_cache_tool(const char* path, char** argv, char** env, char reason[256]);
-/* The REASON run_cache_tool gives when it ended the tool because the store stopped answering. */
+/* The REASON run_cache_tool gives when it ended the tool because the store stopped answering
+ * (the compile must run uncached); and, the compile's output written, the status it returns. */
 extern const char store_abandoned_reason[];
+#define STORE_FINISHED_STATUS 0
 /* Runs PATH (ARGV, ENV; ACTIONS may be NULL) as a child and waits for it, passing the termination
  * signals the shim receives on to it. Returns posix_spawn's result; *STATUS: the wait status. */
 int spawn_and_wait(const char* path,
@@ -117,14 +124,14 @@ int spawn_and_wait(const char* path,
                    const posix_spawn_file_actions_t* actions,
                    int* status);
 /* spawn_and_wait for a tool that uses the team store (store_watched): every
- * SHIMCTL_STORE_WATCH_MS of waiting asks store_still_answers, and when the store stopped
- * answering ends the child (SIGTERM) and sets *ABANDONED: the compile must then run uncached. */
+ * SHIMCTL_STORE_WATCH_MS of waiting asks store_watch, and when it says to give up ends the child
+ * (SIGTERM) and sets *GAVE_UP to its verdict (else STORE_WAIT). */
 int spawn_and_watch(const char* path,
                     char** argv,
                     char** env,
                     const posix_spawn_file_actions_t* actions,
                     int* status,
-                    bool* abandoned);
+                    enum store_watch* gave_up);
 /* Writes LEN bytes of DATA to FD (retrying short writes); false when it cannot. */
 bool write_all(int fd, const char* data, size_t len);
 /* Writes the whole memory file FD to the descriptor TO. */

@@ -4,6 +4,7 @@
  * memo's verdict is due again, by one compile at a time (a lock beside the memo; the others keep
  * the last verdict). A store that is out costs the compile nothing: the tool runs without it. */
 #define _GNU_SOURCE
+#include "cache_tool.h"
 #include "shim.h"
 
 #include <arpa/inet.h>
@@ -17,6 +18,7 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -243,6 +245,17 @@ bool store_watched(void) {
   return !store_left_out && name_memo();
 }
 
-bool store_still_answers(void) {
-  return !name_memo() || store_in_use(SHIMCTL_STORE_WATCH_MS / 1000);
+const char* store_watched_output;
+
+enum store_watch store_watch(long long waited_ms, const struct timespec* started) {
+  if (!name_memo() || store_in_use(1))
+    return STORE_WAIT;
+  if (shim_cache_tool()->ends_store_wait)
+    return STORE_WAIT; /* it gives up on the store by itself: the verdict is for the others */
+  struct stat st;
+  if (store_watched_output && stat(store_watched_output, &st) == 0 &&
+      (st.st_mtim.tv_sec > started->tv_sec ||
+       (st.st_mtim.tv_sec == started->tv_sec && st.st_mtim.tv_nsec >= started->tv_nsec)))
+    return STORE_FINISHED;
+  return waited_ms <= SHIMCTL_STORE_ABANDON_MS ? STORE_ABANDON : STORE_WAIT;
 }
