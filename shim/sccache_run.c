@@ -66,18 +66,10 @@ static bool sccache_leave_store_out(void) {
 static bool sccache_prepare(struct tool_refusal* refusal) {
   const char* why = NULL;
   /* The store out and a server the shim does not name (the user's own, an old config's port):
-   * that server has the store in its environment and would wait on it. */
+   * that server has the store in its environment and may wait on it: the wait is watched. */
   if (store_left_out && (!shim.config.sccache_server.transport || getenv("SCCACHE_SERVER_UDS") ||
-                         getenv("SCCACHE_SERVER_PORT"))) {
-    *refusal = (struct tool_refusal){ "store-out",
-                                      "the store is out and the sccache server is not the shim's "
-                                      "to choose (SCCACHE_SERVER_UDS or _PORT)",
-                                      true,
-                                      SHIMCTL_NOT_SENT_STORE_OUT,
-                                      NULL,
-                                      NULL };
-    return false;
-  }
+                         getenv("SCCACHE_SERVER_PORT")))
+    store_behind_server = true;
   const char* entry = sccache_server_entry(&why);
   bool ready = false;
   if (!why && (!entry || push_env((char*)entry))) { /* no entry: the user named a server */

@@ -91,6 +91,9 @@ void record_sccache_call(const char* sccache, char* const env[]);
 /* ---- store_health.c: the team store's health, per user (formats.h) ---------------------- */
 /* The store is out for this compile: the tool runs without it (decide_store_use). */
 extern bool store_left_out;
+/* The store is out, but the tool's server has it in its own environment (sccache: a server the
+ * user named): the compile may still wait on it, and that wait is watched. */
+extern bool store_behind_server;
 /* Decides store_left_out from the memo of the config's store line, asking the store when the
  * verdict is due (at most SHIMCTL_STORE_PROBE_MS). False without a store line. */
 bool decide_store_use(void);

@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 bool store_left_out;
+bool store_behind_server;
 
 static char memo_path[PATH_MAX];
 
@@ -242,7 +243,7 @@ bool decide_store_use(void) {
 }
 
 bool store_watched(void) {
-  return !store_left_out && name_memo();
+  return (!store_left_out || store_behind_server) && name_memo();
 }
 
 const char* store_watched_output;
