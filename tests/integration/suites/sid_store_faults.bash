@@ -5,4 +5,5 @@ STACK=sid
 TOOL=sccache
 private_mounts
 SUITE_PRIVATE_NS=${SHIMCTL_TEST_PRIVATE_NS:-}
-source "$(dirname "${BASH_SOURCE[0]}")/store_faults.bash"
+SUITE_TESTS_FILE=$(dirname "${BASH_SOURCE[0]}")/store_faults.bash
+source "$SUITE_TESTS_FILE"
