@@ -1,8 +1,8 @@
 /* The team store's health for this user (formats.h: the store line and the memo), on the hot
  * path: one open/read of a small memo in the user's private runtime directory, and a probe of
  * the store (non-blocking connect, one request, SHIMCTL_STORE_PROBE_MS at most) only when the
- * memo's verdict is due again, by one compile at a time (a lock beside the memo; the others keep
- * the last verdict). A store that is out costs the compile nothing: the tool runs without it. */
+ * memo's verdict is due again, by one compile at a time (a lock beside the memo; the others wait
+ * for its answer). A store that is out costs the compile nothing: the tool runs without it. */
 #define _GNU_SOURCE
 #include "cache_tool.h"
 #include "shim.h"
@@ -184,27 +184,43 @@ static const char* probe_store(void) {
   return problem;
 }
 
-/* The store's verdict for a compile: the memo's while it is fresh (in use: younger than
- * RECHECK seconds; out: until its cool-down ends), else a probe's, by one compile at a time.
+/* How long ago the memo was written, in ms (its mtime); a large number when it cannot say. */
+static long long memo_age_ms(void) {
+  struct stat st;
+  struct timespec now;
+  if (stat(memo_path, &st) != 0 || clock_gettime(CLOCK_REALTIME, &now) != 0)
+    return 1LL << 40;
+  return (long long)(now.tv_sec - st.st_mtim.tv_sec) * 1000 +
+         (now.tv_nsec - st.st_mtim.tv_nsec) / 1000000;
+}
+
+/* The memo's verdict H still holds: out until its cool-down ends; in use while younger than
+ * FRESH_MS. */
+static bool verdict_holds(const struct shimctl_store_health* h,
+                          unsigned long long now,
+                          long long fresh_ms) {
+  return h->out ? now < h->until : memo_age_ms() < fresh_ms;
+}
+
+/* The store's verdict for a compile: the memo's while it holds (verdict_holds), else a probe's,
+ * by one compile at a time: the others wait for its answer (at most SHIMCTL_STORE_PROBE_MS).
  * True: the store is in use. */
-static bool store_in_use(unsigned long long recheck) {
+static bool store_in_use(long long fresh_ms) {
   struct shimctl_store_health h;
   unsigned long long now = (unsigned long long)time(NULL);
   bool known = read_memo(&h);
-  if (known && h.out && now < h.until)
-    return false;
-  if (known && !h.out && now < h.checked + recheck)
-    return true;
+  if (known && verdict_holds(&h, now, fresh_ms))
+    return !h.out;
   char lock_path[PATH_MAX];
   if (concat(lock_path, sizeof lock_path, memo_path, ".lock", NULL) >= sizeof lock_path)
     return !known || !h.out;
   int lock = open_file(lock_path, O_RDONLY | O_CREAT | O_NOFOLLOW, 0600);
-  if (lock < 0 || flock(lock, LOCK_EX | LOCK_NB) != 0) { /* another compile asks it now */
+  if (lock < 0 || flock(lock, LOCK_EX) != 0) {
     if (lock >= 0)
       close(lock);
     return !known || !h.out;
   }
-  if (read_memo(&h) && (h.out ? now < h.until : now < h.checked + recheck)) {
+  if (read_memo(&h) && verdict_holds(&h, now, fresh_ms)) {
     close(lock); /* answered while we took the lock */
     return !h.out;
   }
@@ -236,7 +252,7 @@ static bool store_in_use(unsigned long long recheck) {
 }
 
 bool decide_store_use(void) {
-  store_left_out = name_memo() && !store_in_use(SHIMCTL_STORE_RECHECK);
+  store_left_out = name_memo() && !store_in_use(SHIMCTL_STORE_RECHECK * 1000LL);
   if (shim.trace && store_left_out)
     say("store ", shim.config.store.address, " is out: compiling without it", NULL);
   return store_left_out;
@@ -249,7 +265,7 @@ bool store_watched(void) {
 const char* store_watched_output;
 
 enum store_watch store_watch(long long waited_ms, const struct timespec* started) {
-  if (!name_memo() || store_in_use(1))
+  if (!name_memo() || store_in_use(SHIMCTL_STORE_WATCH_FRESH_MS))
     return STORE_WAIT;
   if (shim_cache_tool()->ends_store_wait)
     return STORE_WAIT; /* it gives up on the store by itself: the verdict is for the others */
