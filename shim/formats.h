@@ -603,7 +603,7 @@ static inline size_t shimctl_sccache_file_name(char* out,
 #define SHIMCTL_STORE_WATCH_FRESH_MS 300
 #define SHIMCTL_STORE_ABANDON_MS 1600
 #define SHIMCTL_STORE_COOLDOWN_FIRST 15
-#define SHIMCTL_STORE_COOLDOWN_MAX 40
+#define SHIMCTL_STORE_COOLDOWN_MAX 30
 #define SHIMCTL_STORE_MEMO_MAX 512
 /* ccache's operation-timeout for a store whose health the shim keeps, unless the URL names one. */
 #define SHIMCTL_CCACHE_OPERATION_TIMEOUT_MS_TEXT "1000"
