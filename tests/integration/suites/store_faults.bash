@@ -1,15 +1,17 @@
 # A team store under faults (issue 35): store health per user (shim/store_health.c). Each test
-# builds 20 small HIP TUs at -j2 through the shimmed hipcc with a Redis store on 127.0.0.1 while
-# the store fails in one way, and expects zero failed compiles, no compile longer than its
-# uncached time + 2 s, the whole build <= 1.3x the uncached build (measured in the same test, at
-# -j2), and `shimctl status` naming the store out with the failure:
+# builds 20 HIP TUs at -j2 through the shimmed hipcc with a store on 127.0.0.1 while the store
+# fails in one way, and expects zero failed compiles, no compile longer than its uncached time +
+# 2 s, the whole build <= 1.3x the uncached build (measured in the same test at -j2, before and
+# after: expect_build), and `shimctl status` naming the store out with the failure:
 #   - killed mid-build (SIGKILL), hung mid-build (SIGSTOP: it accepts and never answers),
 #   - a black-hole listener (accepts, never answers) from the start,
 #   - a slow store (a proxy on loopback that holds every answer 500 ms),
-#   - restarted: back in use (a new machine hits from it) within 60 s after it is back.
-# TOOL is the cache tool: ccache on Debian 12 (4.7.5; sccache 0.4 has no remote); the sid suite
-# (sid_store_faults) runs the same tests with sccache 0.17 (and the S3 one: s3rver stopped).
+#   - restarted: back in use (a new machine hits from it) within 60 s after it is back,
+#   - S3 (s3rver) stopped mid-build (sccache only).
+# TOOL is the cache tool: ccache on Debian 12 (4.7.5; sccache 0.4 has no remote); sid_store_faults
+# runs the same tests with sccache 0.17, sid_store_faults_ccache two of them with ccache 4.14.2.
 
+# shellcheck disable=SC2046,SC2119 # $(machine_env X): VAR=VALUE words, split on purpose
 declare -F start_redis_store >/dev/null || source "$SRC_DIR/tests/integration/lib-stores.bash"
 TOOL=${TOOL:-ccache}
 STACK=${STACK:-debian12}
@@ -368,7 +370,7 @@ machine_hit_from_store() {
     ccache) [ "$(ccache_stat "$TEST_DIR/cache-$1" remote_storage_hit)" -gt 0 ] ;;
     sccache)
       local sock
-      sock=$(ls "$RUN_BASE/$1"/shimctl-run/sccache-*.sock 2>/dev/null | head -1)
+      sock=$(find "$RUN_BASE/$1/shimctl-run" -name 'sccache-*.sock' 2>/dev/null | head -1)
       [ -n "$sock" ] && SCCACHE_SERVER_UDS=$sock sccache --show-stats --stats-format json 2>/dev/null |
         python3 -c 'import json, sys; t = json.load(sys.stdin)["stats"]; sys.exit(0 if sum(t["cache_hits"]["counts"].values()) > 0 else 1)' ;;
   esac
