@@ -158,6 +158,8 @@ bool build_cache_environment(const struct shim_cache_tool* tool) {
     return false;
   if (!tool->add_environment())
     return false;
+  if (decide_store_use() && !tool->leave_store_out())
+    return false;
   if (!push_env(active_entry))
     return false;
   cache_env[cache_env_count] = NULL;

@@ -18,6 +18,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 static volatile pid_t child;
@@ -86,20 +87,69 @@ int spawn_and_wait(const char* path,
                    char** env,
                    const posix_spawn_file_actions_t* actions,
                    int* status) {
+  return spawn_and_watch(path, argv, env, actions, status, NULL);
+}
+
+static long long ms_since(const struct timespec* start) {
+  struct timespec now;
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  return (long long)(now.tv_sec - start->tv_sec) * 1000 + (now.tv_nsec - start->tv_nsec) / 1000000;
+}
+
+/* Waits for PID into *STATUS; with GAVE_UP, asks store_watch every SHIMCTL_STORE_WATCH_MS
+ * (SIGCHLD is blocked: sigtimedwait wakes when the child ends) and ends the child when it says
+ * to give up. */
+static void wait_watching(pid_t pid, int* status, enum store_watch* gave_up, const sigset_t* chld) {
+  const struct timespec period = { SHIMCTL_STORE_WATCH_MS / 1000,
+                                   (SHIMCTL_STORE_WATCH_MS % 1000) * 1000000L };
+  struct timespec started, started_wall;
+  clock_gettime(CLOCK_MONOTONIC, &started);
+  clock_gettime(CLOCK_REALTIME, &started_wall);
+  for (;;) {
+    pid_t done = waitpid(pid, status, gave_up ? WNOHANG : 0);
+    if (done == pid || (done < 0 && errno != EINTR))
+      return;
+    if (!gave_up || done < 0)
+      continue;
+    if (sigtimedwait(chld, NULL, &period) < 0 && errno == EAGAIN && *gave_up == STORE_WAIT &&
+        (*gave_up = store_watch(ms_since(&started), &started_wall)) != STORE_WAIT)
+      kill(pid, SIGTERM);
+  }
+}
+
+int spawn_and_watch(const char* path,
+                    char** argv,
+                    char** env,
+                    const posix_spawn_file_actions_t* actions,
+                    int* status,
+                    enum store_watch* gave_up) {
   struct sigaction forward = { .sa_handler = pass_on }, old[4];
   const int signals[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
   for (int i = 0; i < 4; i++)
     sigaction(signals[i], &forward, &old[i]);
+  sigset_t chld, old_mask;
+  sigemptyset(&chld);
+  sigaddset(&chld, SIGCHLD);
+  posix_spawnattr_t attr;
+  posix_spawnattr_init(&attr);
+  if (gave_up) { /* the child gets the mask the shim had */
+    *gave_up = STORE_WAIT;
+    sigprocmask(SIG_BLOCK, &chld, &old_mask);
+    posix_spawnattr_setsigmask(&attr, &old_mask);
+    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK);
+  }
   pid_t pid;
-  int spawned = posix_spawn(&pid, path, actions, NULL, argv, env);
+  int spawned = posix_spawn(&pid, path, actions, &attr, argv, env);
+  posix_spawnattr_destroy(&attr);
   *status = 0;
   if (spawned == 0) {
     child = pid;
     if (received)
       kill(pid, received);
-    while (waitpid(pid, status, 0) < 0 && errno == EINTR)
-      continue;
+    wait_watching(pid, status, gave_up, &chld);
   }
+  if (gave_up)
+    sigprocmask(SIG_SETMASK, &old_mask, NULL);
   for (int i = 0; i < 4; i++)
     sigaction(signals[i], &old[i], NULL);
   return spawned;
@@ -115,6 +165,8 @@ int passed_on_status(int status) {
   return WEXITSTATUS(status);
 }
 
+const char store_abandoned_reason[] = "the team store stopped answering while it waited";
+
 int run_cache_tool(const char* path, char** argv, char** env, char reason[256]) {
   static char scan[65536];
   int err = memfd_create("shimctl-cache-stderr", MFD_CLOEXEC);
@@ -126,11 +178,21 @@ int run_cache_tool(const char* path, char** argv, char** env, char reason[256]) 
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_adddup2(&actions, err, 2);
   int status;
-  int spawned = spawn_and_wait(path, argv, env, &actions, &status);
+  enum store_watch gave_up = STORE_WAIT;
+  int spawned =
+    spawn_and_watch(path, argv, env, &actions, &status, store_watched() ? &gave_up : NULL);
   posix_spawn_file_actions_destroy(&actions);
-  if (spawned != 0) {
+  if (spawned == 0 && gave_up == STORE_FINISHED) {
     close(err);
-    concat(reason, 256, "cannot run: ", strerror(spawned), NULL);
+    log_event("store-out", "a compile's output was written: not waiting on the store's write");
+    return STORE_FINISHED_STATUS;
+  }
+  if (spawned != 0 || gave_up == STORE_ABANDON) {
+    close(err);
+    if (gave_up == STORE_ABANDON)
+      concat(reason, 256, store_abandoned_reason, NULL);
+    else
+      concat(reason, 256, "cannot run: ", strerror(spawned), NULL);
     return -1;
   }
   /* Only a failed run's stderr is read for sccache's own message (a hit reads nothing twice). */

@@ -23,12 +23,18 @@ struct shim_cache_tool {
    * set it (ccache: CCACHE_COMPILERCHECK); NULL: the installer's key is in its config already
    * (sccache's cache buster), the GPU target key rides on it. */
   const char* identity_key_variable;
-  bool has_depend_mode;             /* a depend mode the shim plans per call (depend_mode.c) */
+  bool has_depend_mode; /* a depend mode the shim plans per call (depend_mode.c) */
+  /* A store that stops answering costs it a bounded wait of its own (ccache's
+   * operation-timeout): the shim never ends it for the store's sake. */
+  bool ends_store_wait;
   const char* dir_variable;         /* "NAME=" of the variable naming its cache directory */
   const char* stats_log;            /* its own per-call stats log variable (NULL: none) */
   const char* (*default_dir)(void); /* its cache directory when DIR_VARIABLE is unset, or NULL */
   /* Its own entries in cache_env, after the config's (cache_env.c). False: no room. */
   bool (*add_environment)(void);
+  /* Takes the team store out of cache_env, leaving the local tier (store_health.c says when).
+   * False: no room. */
+  bool (*leave_store_out)(void);
   /* What must hold before it runs (ccache: no ccache.conf of a directory is read; sccache: a
    * server of this user's answers). False fills *REFUSAL. */
   bool (*prepare)(struct tool_refusal* refusal);

@@ -57,8 +57,38 @@ static bool push_trace_fd(void) {
   return push_env(entry);
 }
 
+/* With a store whose health the shim keeps (store line): each remote storage URL but a directory
+ * gets |operation-timeout=SHIMCTL_CCACHE_OPERATION_TIMEOUT_MS unless it names one. A store that
+ * accepts and hangs then costs a compile that much once (ccache skips a failed store for the
+ * rest of the call), not ccache's 10 s; the shim's watch takes it out for the user's others. */
+static bool ccache_bound_store_wait(void) {
+  static char entry[SHIMCTL_SECRETS_MAX];
+  const char name[] = "CCACHE_REMOTE_STORAGE=", bound[] = "|operation-timeout=";
+  long at = find_env(name, sizeof name - 1);
+  if (!shim.config.store.probe || at < 0 || strstr(cache_env[at], "operation-timeout="))
+    return true;
+  size_t len = concat(entry, sizeof entry, name, NULL);
+  for (const char* word = cache_env[at] + sizeof name - 1; *word;) {
+    size_t word_len = strcspn(word, " ");
+    bool directory = starts_with(word, "file:");
+    size_t need = word_len + 1 + (directory ? 0 : sizeof bound + 8);
+    if (len + need >= sizeof entry)
+      return true; /* as it was */
+    if (len > sizeof name - 1)
+      entry[len++] = ' ';
+    memcpy(entry + len, word, word_len);
+    entry[len += word_len] = '\0';
+    if (!directory)
+      len += concat(
+        entry + len, sizeof entry - len, bound, SHIMCTL_CCACHE_OPERATION_TIMEOUT_MS_TEXT, NULL);
+    word += word_len + strspn(word + word_len, " ");
+  }
+  cache_env[at] = entry;
+  return true;
+}
+
 static bool ccache_add_environment(void) {
-  if (!push_build_root_base_dir())
+  if (!push_build_root_base_dir() || !ccache_bound_store_wait())
     return false;
   if (keyed_by_identity) {
     memcpy(compiler_check_entry + sizeof compiler_check_entry - 1 - FINGERPRINT_KEY_LEN,
@@ -134,12 +164,41 @@ static bool ccache_prepare(struct tool_refusal* refusal) {
   return false;
 }
 
+/* The team store out (store_health.c): ccache keeps its local cache and a shared cache's file
+ * storage, and leaves every other remote storage out (an empty CCACHE_REMOTE_STORAGE outranks
+ * a ccache.conf's). */
+static bool ccache_leave_store_out(void) {
+  static char entry[SHIMCTL_SECRETS_MAX];
+  const char name[] = "CCACHE_REMOTE_STORAGE=";
+  long at = find_env(name, sizeof name - 1);
+  size_t len = concat(entry, sizeof entry, name, NULL);
+  for (const char* word = at >= 0 ? cache_env[at] + sizeof name - 1 : ""; *word;) {
+    size_t word_len = strcspn(word, " ");
+    if (starts_with(word, "file:") && len + word_len + 1 < sizeof entry) {
+      if (len > sizeof name - 1)
+        entry[len++] = ' ';
+      memcpy(entry + len, word, word_len);
+      entry[len += word_len] = '\0';
+    }
+    word += word_len + strspn(word + word_len, " ");
+  }
+  if (at >= 0)
+    cache_env[at] = entry;
+  return at >= 0 || push_env(entry);
+}
+
 static int ccache_run(struct tool_refusal* refusal) {
   static char strict[PATH_MAX + 64];
-  if (depend_plan == DEPEND_OWN_FILE) { /* ccache as a child: the depfile goes after it */
+  /* As a child when the depfile goes after it, or with a store: its wait is watched (the store
+   * marked out for the user's other compiles as soon as it stops answering). */
+  bool watched = store_watched();
+  if (depend_plan == DEPEND_OWN_FILE || watched) {
     int status;
-    int spawned = spawn_and_wait(shim.config.cache_path, cache_argv, cache_env, NULL, &status);
-    unlink(own_depfile);
+    enum store_watch gave_up;
+    int spawned = spawn_and_watch(
+      shim.config.cache_path, cache_argv, cache_env, NULL, &status, watched ? &gave_up : NULL);
+    if (depend_plan == DEPEND_OWN_FILE)
+      unlink(own_depfile);
     if (spawned == 0)
       return passed_on_status(status);
     errno = spawned;
@@ -157,10 +216,12 @@ const struct shim_cache_tool ccache_shim_tool = {
   .kind = SHIMCTL_CACHE_KIND_CCACHE,
   .identity_key_variable = "CCACHE_COMPILERCHECK",
   .has_depend_mode = true,
+  .ends_store_wait = true, /* operation-timeout (ccache_bound_store_wait) */
   .dir_variable = "CCACHE_DIR=",
   .stats_log = "CCACHE_STATSLOG",
   .default_dir = NULL, /* ccache's own choice: it makes it when missing */
   .add_environment = ccache_add_environment,
+  .leave_store_out = ccache_leave_store_out,
   .prepare = ccache_prepare,
   .run = ccache_run,
 };

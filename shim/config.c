@@ -79,6 +79,21 @@ static const char* parse_line(const struct parser* p, char* line, unsigned linen
       config->sccache_server = (struct shimctl_sccache_server){ rest, space2 + 1 };
       return NULL;
     }
+    case SHIMCTL_STORE: {
+      char* space2 = strchr(rest, ' ');
+      if (space2)
+        *space2 = '\0';
+      if (!space2 || !space2[1] || strchr(space2 + 1, ' ') ||
+          strlen(space2 + 1) >= sizeof((struct shimctl_store_health*)0)->address ||
+          (strcmp(rest, SHIMCTL_STORE_PROBE_REDIS) && strcmp(rest, SHIMCTL_STORE_PROBE_HTTP) &&
+           strcmp(rest, SHIMCTL_STORE_PROBE_TCP))) {
+        if (space2)
+          *space2 = ' ';
+        return malformed(p, lineno, "expected redis|http|tcp and HOST:PORT: ", rest);
+      }
+      config->store = (struct shimctl_store){ rest, space2 + 1 };
+      return NULL;
+    }
     case SHIMCTL_CACHE_KIND:
       if (strcmp(rest, SHIMCTL_CACHE_KIND_CCACHE) && strcmp(rest, SHIMCTL_CACHE_KIND_SCCACHE))
         return malformed(p, lineno, "unknown cache tool: ", rest);
@@ -138,6 +153,7 @@ const char* shimctl_parse_config(struct shimctl_config* config,
   config->cache_kind = SHIMCTL_CACHE_KIND_CCACHE;
   config->secrets_path = NULL;
   config->sccache_server = (struct shimctl_sccache_server){ NULL, NULL };
+  config->store = (struct shimctl_store){ NULL, NULL };
   config->count = 0;
   *end = '\0';
   if (memchr(text, '\0', len))

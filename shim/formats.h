@@ -60,6 +60,7 @@ enum shimctl_directive_kind {
   SHIMCTL_SECRETS,         /* secrets PATH: NAME=VALUE lines read at exec time (credentials) */
   SHIMCTL_SCCACHE_SERVER,  /* sccache-server unix|tcp KEY: each user's own server for KEY */
   SHIMCTL_PIECES_HELPER,   /* pieces-helper PATH: the shimctl that builds per-target pieces */
+  SHIMCTL_STORE,           /* store PROBE HOST:PORT: the team store whose health the shim keeps */
   SHIMCTL_DIRECTIVE_KINDS
 };
 
@@ -93,6 +94,8 @@ static inline const char* shimctl_directive_name(enum shimctl_directive_kind kin
       return "sccache-server";
     case SHIMCTL_PIECES_HELPER:
       return "pieces-helper";
+    case SHIMCTL_STORE:
+      return "store";
     case SHIMCTL_DIRECTIVE_KINDS:
       break;
   }
@@ -107,6 +110,9 @@ static inline const char* shimctl_directive_name(enum shimctl_directive_kind kin
 #define SHIMCTL_SCCACHE_UNIX "unix"
 #define SHIMCTL_SCCACHE_TCP "tcp"
 #define SHIMCTL_SCCACHE_KEY_HEX 16
+/* Appended to the key of a configuration with a team store for its local-only twin: the server
+ * the shim uses while the store is out (store health, below). */
+#define SHIMCTL_SCCACHE_LOCAL_ONLY "+local-only"
 /* sccache's own default port (SCCACHE_SERVER_PORT unset), as a number and as text. */
 #define SHIMCTL_SCCACHE_DEFAULT_PORT 4226u
 #define SHIMCTL_SCCACHE_DEFAULT_PORT_TEXT "4226"
@@ -130,6 +136,12 @@ struct shimctl_sccache_server {
   const char* transport; /* SHIMCTL_SCCACHE_UNIX or SHIMCTL_SCCACHE_TCP */
   const char* key;       /* SHIMCTL_SCCACHE_KEY_HEX lowercase hex digits: the configuration */
 };
+/* The store line: how the shim asks the team store whether it answers (SHIMCTL_STORE_PROBE_*),
+ * and where (HOST:PORT, [V6]:PORT; never a credential). */
+struct shimctl_store {
+  const char* probe;
+  const char* address;
+};
 
 struct shimctl_directive {
   enum shimctl_directive_kind kind;
@@ -142,6 +154,7 @@ struct shimctl_directive {
     struct shimctl_alias alias;
     struct shimctl_target_probe target_probe;
     struct shimctl_sccache_server sccache_server;
+    struct shimctl_store store;
   } u;
 };
 
@@ -168,6 +181,10 @@ static inline struct shimctl_directive shimctl_directive_of(enum shimctl_directi
     case SHIMCTL_SCCACHE_SERVER:
       d.u.sccache_server.transport = first;
       d.u.sccache_server.key = second;
+      break;
+    case SHIMCTL_STORE:
+      d.u.store.probe = first;
+      d.u.store.address = second;
       break;
     case SHIMCTL_CACHE_KIND:
       d.u.cache_kind = first;
@@ -205,6 +222,10 @@ static inline int shimctl_directive_fields(const struct shimctl_directive* d, co
     case SHIMCTL_SCCACHE_SERVER:
       f[0] = d->u.sccache_server.transport;
       f[1] = d->u.sccache_server.key;
+      return 2;
+    case SHIMCTL_STORE:
+      f[0] = d->u.store.probe;
+      f[1] = d->u.store.address;
       return 2;
     case SHIMCTL_STATE:
     case SHIMCTL_CACHE:
@@ -250,6 +271,7 @@ struct shimctl_config {
   const char* cache_kind;                       /* cache-kind: SHIMCTL_CACHE_KIND_* (ccache) */
   const char* secrets_path;                     /* NULL when there is no secrets line */
   struct shimctl_sccache_server sccache_server; /* transport NULL when there is no such line */
+  struct shimctl_store store;                   /* probe NULL when there is no store line */
   size_t count;
   /* setenv, appendenv, compiler, alias, keyenv, target-probe and native-probe lines, in order */
   struct shimctl_directive list[SHIMCTL_MAX_DIRECTIVES];
@@ -555,6 +577,67 @@ static inline size_t shimctl_sccache_file_name(char* out,
     out, cap, shimctl_put(out, cap, shimctl_put(out, cap, at, "sccache-"), key), suffix);
 }
 
+/* ---- A team store's health, per user: <private runtime dir>/store-<hash>.health ----------------
+ * The store line (struct shimctl_store) names how to ask the store whether it answers:
+ * redis (connect, "PING", any reply), http (connect, "HEAD /", an HTTP status line) or tcp
+ * (connect only: a TLS endpoint). A store that refuses, does not answer within
+ * SHIMCTL_STORE_PROBE_MS, or answers with something else is out for a cool-down
+ * (SHIMCTL_STORE_COOLDOWN_FIRST s, doubling while it stays out, at most SHIMCTL_STORE_COOLDOWN_MAX
+ * s); meanwhile the user's compiles leave it out (ccache: no remote storage; sccache: a local-only
+ * server). A store in use is asked again when its verdict is SHIMCTL_STORE_RECHECK s old, and
+ * every SHIMCTL_STORE_WATCH_MS while a compile waits on the cache tool (a verdict younger than
+ * SHIMCTL_STORE_WATCH_FRESH_MS holds; one compile asks, the others wait for its answer). A wait on
+ * a tool with no timeout of its own (sccache) is given up when the store is out: within
+ * SHIMCTL_STORE_ABANDON_MS of its start (the compile then runs uncached), or once the compile's
+ * output is written (sccache waits on its write to the store). The memo is one line:
+ *   "<healthy|out> <checked> <until> <cooldown> <failed> <address> <failure...>\n"
+ * (unix times in seconds; until and cooldown 0 while healthy; failed 0 and failure "-" when
+ * none was seen). The shim writes it (temp file, rename); `shimctl status` and `verify` read it. */
+#define SHIMCTL_STORE_PROBE_REDIS "redis"
+#define SHIMCTL_STORE_PROBE_HTTP "http"
+#define SHIMCTL_STORE_PROBE_TCP "tcp"
+#define SHIMCTL_STORE_PROBE_MS 200
+#define SHIMCTL_STORE_PROBE_MS_TEXT "200"
+#define SHIMCTL_STORE_RECHECK 10
+#define SHIMCTL_STORE_WATCH_MS 700
+#define SHIMCTL_STORE_WATCH_FRESH_MS 300
+#define SHIMCTL_STORE_ABANDON_MS 1600
+#define SHIMCTL_STORE_COOLDOWN_FIRST 15
+#define SHIMCTL_STORE_COOLDOWN_MAX 30
+#define SHIMCTL_STORE_MEMO_MAX 512
+/* ccache's operation-timeout for a store whose health the shim keeps, unless the URL names one. */
+#define SHIMCTL_CCACHE_OPERATION_TIMEOUT_MS_TEXT "1000"
+#define SHIMCTL_STORE_HEALTHY "healthy"
+#define SHIMCTL_STORE_OUT "out"
+
+/* "store-<16 hex digits of PROBE and ADDRESS>.health" at OUT[AT]. */
+static inline size_t shimctl_store_memo_name(char* out,
+                                             size_t cap,
+                                             size_t at,
+                                             const char* probe,
+                                             const char* address) {
+  char hex[17];
+  const char* parts[] = { probe, address };
+  shimctl_hash16(hex, "shimctl-store 1", parts, 2);
+  return shimctl_put(
+    out, cap, shimctl_put(out, cap, shimctl_put(out, cap, at, "store-"), hex), ".health");
+}
+
+struct shimctl_store_health {
+  bool out;                    /* out for a cool-down */
+  unsigned long long checked;  /* when the verdict was reached */
+  unsigned long long until;    /* out: when the cool-down ends */
+  unsigned long long cooldown; /* out: its length, seconds */
+  unsigned long long failed;   /* the last failure's time, 0: none seen */
+  char address[128];           /* the store, as the store line names it */
+  char failure[160];           /* the last failure in words, "" when none */
+};
+
+/* Parses the memo TEXT (NUL-terminated) into H; false when it is no memo. */
+bool shimctl_parse_store_health(const char* text, struct shimctl_store_health* h);
+/* H's memo line into OUT (see shimctl_put for CAP and the result). */
+size_t shimctl_render_store_health(char* out, size_t cap, const struct shimctl_store_health* h);
+
 /* ---- The secrets file: STATE_DIR/secrets
  * ---------------------------------------------------------- Credentials (a remote's password) live
  * only here, never in the config or the manifest: mode 0600 (root's use only) or 0640 with the
@@ -640,6 +723,7 @@ enum shimctl_not_sent {
   SHIMCTL_NOT_SENT_SCCACHE_FAILED,             /* sccache failed by itself */
   SHIMCTL_NOT_SENT_CACHE_MISSING,              /* the cache tool cannot be executed */
   SHIMCTL_NOT_SENT_SHIM_LIMITS,                /* past the shim's static bounds */
+  SHIMCTL_NOT_SENT_STORE_OUT, /* the team store stopped answering while the compile waited */
   SHIMCTL_NOT_SENT_REASONS
 };
 
@@ -674,6 +758,8 @@ static inline const char* shimctl_not_sent_name(enum shimctl_not_sent reason) {
       return "cache_missing";
     case SHIMCTL_NOT_SENT_SHIM_LIMITS:
       return "shim_limits";
+    case SHIMCTL_NOT_SENT_STORE_OUT:
+      return "store_out";
     case SHIMCTL_NOT_SENT_REASONS:
       break;
   }

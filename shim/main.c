@@ -229,6 +229,7 @@ static int through_cache(const struct shim_cache_tool* tool,
     return uncached(&refusal, real, compiler->name, args);
   if (shim.trace)
     say("cache ", shim.config.cache_path, " ", cache_argv[1], NULL);
+  store_watched_output = call->output;
   int status = tool->run(&refusal);
   if (status >= 0)
     return status;

@@ -36,9 +36,40 @@ static bool sccache_add_environment(void) {
   return at >= 0 && (cache_env[at] = with_target_key(cache_env[at])) != NULL;
 }
 
+/* The variables that name a store to sccache (a chain of levels, each backend's settings). */
+static const char* const sccache_store_variables[] = { "SCCACHE_MULTILEVEL_", "SCCACHE_REDIS",
+                                                       "SCCACHE_WEBDAV",      "SCCACHE_BUCKET",
+                                                       "SCCACHE_ENDPOINT",    "SCCACHE_REGION",
+                                                       "SCCACHE_S3_",         "SCCACHE_GCS_",
+                                                       "SCCACHE_AZURE_",      "SCCACHE_MEMCACHED",
+                                                       "SCCACHE_GHA_",        "SCCACHE_OSS_",
+                                                       "SCCACHE_COS_",        NULL };
+
+/* The team store out (store_health.c): its variables leave cache_env, so the local-only server
+ * (sccache_server_entry names it while store_left_out) reads and writes the disk cache alone,
+ * the chain's disk level (SCCACHE_DIR stays). */
+static bool sccache_leave_store_out(void) {
+  size_t kept = 0;
+  for (size_t i = 0; i < cache_env_count; i++) {
+    bool store = false;
+    for (const char* const* v = sccache_store_variables; *v && !store; v++)
+      store = starts_with(cache_env[i], *v);
+    if (!store)
+      cache_env[kept++] = cache_env[i];
+  }
+  cache_env_count = kept;
+  cache_env[kept] = NULL;
+  return true;
+}
+
 /* This user's own server (sccache_server.c) in cache_env, running. */
 static bool sccache_prepare(struct tool_refusal* refusal) {
   const char* why = NULL;
+  /* The store out and a server the shim does not name (the user's own, an old config's port):
+   * that server has the store in its environment and may wait on it: the wait is watched. */
+  if (store_left_out && (!shim.config.sccache_server.transport || getenv("SCCACHE_SERVER_UDS") ||
+                         getenv("SCCACHE_SERVER_PORT")))
+    store_behind_server = true;
   const char* entry = sccache_server_entry(&why);
   bool ready = false;
   if (!why && (!entry || push_env((char*)entry))) { /* no entry: the user named a server */
@@ -62,9 +93,14 @@ static int sccache_run(struct tool_refusal* refusal) {
   int status = run_cache_tool(shim.config.cache_path, cache_argv, cache_env, reason);
   if (status >= 0)
     return status;
-  *refusal = (struct tool_refusal){
-    "sccache-failed", reason, false, SHIMCTL_NOT_SENT_SCCACHE_FAILED, NULL, NULL
-  };
+  bool store_out = strcmp(reason, store_abandoned_reason) == 0;
+  *refusal =
+    (struct tool_refusal){ store_out ? "store-out" : "sccache-failed",
+                           reason,
+                           false,
+                           store_out ? SHIMCTL_NOT_SENT_STORE_OUT : SHIMCTL_NOT_SENT_SCCACHE_FAILED,
+                           NULL,
+                           NULL };
   return -1;
 }
 
@@ -72,10 +108,12 @@ const struct shim_cache_tool sccache_shim_tool = {
   .kind = SHIMCTL_CACHE_KIND_SCCACHE,
   .identity_key_variable = NULL, /* its buster carries shimctl's key (the installer's) */
   .has_depend_mode = false,
+  .ends_store_wait = false, /* a read waits 60 s, a write for ever */
   .dir_variable = "SCCACHE_DIR=",
   .stats_log = NULL,
   .default_dir = sccache_default_dir,
   .add_environment = sccache_add_environment,
+  .leave_store_out = sccache_leave_store_out,
   .prepare = sccache_prepare,
   .run = sccache_run,
 };

@@ -44,11 +44,16 @@ static char instance[SHIMCTL_SCCACHE_KEY_HEX + 1]; /* this server's name (format
  * a server the shim picks under `shimctl measure` (MEASURED), one of that build's own
  * (shimctl_sccache_measured_instance). */
 static void name_instance(bool measured) {
-  char mount_ns[64];
+  char mount_ns[64], key[SHIMCTL_SCCACHE_KEY_HEX + sizeof SHIMCTL_SCCACHE_LOCAL_ONLY];
   ssize_t n = readlink("/proc/self/ns/mnt", mount_ns, sizeof mount_ns - 1);
   mount_ns[n > 0 ? n : 0] = '\0';
-  shimctl_sccache_measured_instance(
-    instance, shim.config.sccache_server.key, mount_ns, measured ? measure_log() : NULL);
+  /* While the team store is out, the configuration's local-only twin: a server of its own. */
+  concat(key,
+         sizeof key,
+         shim.config.sccache_server.key,
+         store_left_out ? SHIMCTL_SCCACHE_LOCAL_ONLY : "",
+         NULL);
+  shimctl_sccache_measured_instance(instance, key, mount_ns, measured ? measure_log() : NULL);
 }
 
 /* Something accepts connections on the unix socket PATH. */
@@ -207,31 +212,15 @@ static bool start_marked_server(const char* sccache,
   return ready;
 }
 
-bool sccache_server_ready(const char* sccache, char** env, size_t env_count, const char** why) {
-  *why = "its --start-server failed";
-  /* The user's own SCCACHE_SERVER_UDS or port too: a server that does not answer there is
-   * started here, marked (sccache's client would start one that rollback cannot find, and wait
-   * 10 s for one that cannot start). */
-  const char* socket_path = env_value(env, "SCCACHE_SERVER_UDS=");
-  unsigned port = socket_path ? 0 : port_in(env);
-  if (!socket_path && port == 0)
-    port = SHIMCTL_SCCACHE_DEFAULT_PORT;
-  if (port) {
-    enum shimctl_listener who = shimctl_tcp_listener(port);
-    if (who == SHIMCTL_LISTENER_OTHER) {
-      *why = "another user listens on its port";
-      return false;
-    }
-    if (who == SHIMCTL_LISTENER_MINE)
-      return true;
-  } else if (socket_answers(socket_path)) {
-    return true;
-  }
-  /* Start one, one shim at a time: the lock lives beside the socket, in the private dir. */
-  if (!instance[0] && shim.config.sccache_server.key) { /* a port of the user's own choosing */
-    (void)shimctl_private_runtime_dir(private_dir, sizeof private_dir);
-    name_instance(false);
-  }
+/* Starts the server (`sccache --start-server`, marked), one shim at a time: the lock lives beside
+ * the socket, in the private dir; a start that failed less than a minute ago is not tried again.
+ * True when the server answers. */
+static bool locked_start(const char* sccache,
+                         char** env,
+                         size_t env_count,
+                         unsigned port,
+                         const char* socket_path,
+                         const char** why) {
   char lock_path[PATH_MAX];
   int lock = -1;
   size_t len = private_dir[0] ? concat(lock_path, sizeof lock_path, private_dir, "/", NULL) : 0;
@@ -266,6 +255,76 @@ bool sccache_server_ready(const char* sccache, char** env, size_t env_count, con
   if (lock >= 0)
     close(lock);
   return ready;
+}
+
+/* The local-only server (the store is out, store_health.c) is started by a detached grandchild
+ * of this shim while this compile runs uncached: a compile that would wait for the start (about
+ * 2 s for sccache 0.17) runs uncached in that time instead. None when one is starting. */
+static void start_in_background(const char* sccache,
+                                char** env,
+                                size_t env_count,
+                                unsigned port,
+                                const char* socket_path) {
+  char lock_path[PATH_MAX];
+  size_t len = concat(lock_path, sizeof lock_path, private_dir, "/", NULL);
+  if (!private_dir[0] || !instance[0] ||
+      shimctl_sccache_file_name(lock_path, sizeof lock_path, len, instance, ".lock") >=
+        sizeof lock_path)
+    return;
+  int lock = open_file(lock_path, O_RDONLY | O_CREAT | O_NOFOLLOW, 0600);
+  bool starting = lock < 0 || flock(lock, LOCK_EX | LOCK_NB) != 0;
+  if (lock >= 0)
+    close(lock);
+  if (starting)
+    return;
+  pid_t pid = fork();
+  if (pid == 0) {
+    if (fork() == 0) {
+      int null = open_file("/dev/null", O_RDWR, 0);
+      setsid();
+      if (null >= 0 && dup2(null, 0) == 0 && dup2(null, 1) == 1 && dup2(null, 2) == 2) {
+        const char* why;
+        shim.trace = false;
+        locked_start(sccache, env, env_count, port, socket_path, &why);
+      }
+      _exit(0);
+    }
+    _exit(0);
+  }
+  while (pid > 0 && waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+    continue;
+}
+
+bool sccache_server_ready(const char* sccache, char** env, size_t env_count, const char** why) {
+  *why = "its --start-server failed";
+  /* The user's own SCCACHE_SERVER_UDS or port too: a server that does not answer there is
+   * started here, marked (sccache's client would start one that rollback cannot find, and wait
+   * 10 s for one that cannot start). */
+  const char* socket_path = env_value(env, "SCCACHE_SERVER_UDS=");
+  unsigned port = socket_path ? 0 : port_in(env);
+  if (!socket_path && port == 0)
+    port = SHIMCTL_SCCACHE_DEFAULT_PORT;
+  if (port) {
+    enum shimctl_listener who = shimctl_tcp_listener(port);
+    if (who == SHIMCTL_LISTENER_OTHER) {
+      *why = "another user listens on its port";
+      return false;
+    }
+    if (who == SHIMCTL_LISTENER_MINE)
+      return true;
+  } else if (socket_answers(socket_path)) {
+    return true;
+  }
+  if (!instance[0] && shim.config.sccache_server.key) { /* a port of the user's own choosing */
+    (void)shimctl_private_runtime_dir(private_dir, sizeof private_dir);
+    name_instance(false);
+  }
+  if (store_left_out && !store_behind_server && !env_is("SHIMCTL_STRICT", "1")) {
+    start_in_background(sccache, env, env_count, port, socket_path);
+    *why = "its local-only server is starting (the team store is out)";
+    return false;
+  }
+  return locked_start(sccache, env, env_count, port, socket_path, why);
 }
 
 void record_sccache_call(const char* sccache, char* const env[]) {

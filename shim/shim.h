@@ -88,6 +88,26 @@ bool sccache_server_ready(const char* sccache, char** env, size_t env_count, con
  * ENV names (formats.h). Call it once the server is ready. */
 void record_sccache_call(const char* sccache, char* const env[]);
 
+/* ---- store_health.c: the team store's health, per user (formats.h) ---------------------- */
+/* The store is out for this compile: the tool runs without it (decide_store_use). */
+extern bool store_left_out;
+/* The store is out, but the tool's server has it in its own environment (sccache: a server the
+ * user named): the compile may still wait on it, and that wait is watched. */
+extern bool store_behind_server;
+/* Decides store_left_out from the memo of the config's store line, asking the store when the
+ * verdict is due (at most SHIMCTL_STORE_PROBE_MS). False without a store line. */
+bool decide_store_use(void);
+/* The compile uses a store whose health the shim keeps: its wait on the tool is watched. */
+bool store_watched(void);
+/* The compile's output (-o), for store_watch; NULL: none named. */
+extern const char* store_watched_output;
+/* While a compile has waited WAITED_MS on the tool it started at STARTED (CLOCK_REALTIME): the
+ * store asked again (formats.h: at most once a second across the user's compiles), and what to
+ * do: wait on; give up and compile uncached; or give up, the output written (sccache waits on
+ * its write to the store): the compile is done. */
+enum store_watch { STORE_WAIT, STORE_ABANDON, STORE_FINISHED };
+enum store_watch store_watch(long long waited_ms, const struct timespec* started);
+
 /* ---- cache_run.c ------------------------------------------------------------------------ */
 /* Runs the cache tool PATH (ARGV, ENV) as a child with its stderr held back, and waits for it.
  * Returns the exit status to pass on, its stderr written out; or -1 when the tool failed for a
@@ -95,6 +115,10 @@ void record_sccache_call(const char* sccache, char* const env[]);
  * uncached. A termination signal the shim receives goes to the child, and the shim then dies of
  * it too. */
 int run_cache_tool(const char* path, char** argv, char** env, char reason[256]);
+/* The REASON run_cache_tool gives when it ended the tool because the store stopped answering
+ * (the compile must run uncached); and, the compile's output written, the status it returns. */
+extern const char store_abandoned_reason[];
+#define STORE_FINISHED_STATUS 0
 /* Runs PATH (ARGV, ENV; ACTIONS may be NULL) as a child and waits for it, passing the termination
  * signals the shim receives on to it. Returns posix_spawn's result; *STATUS: the wait status. */
 int spawn_and_wait(const char* path,
@@ -102,6 +126,15 @@ int spawn_and_wait(const char* path,
                    char** env,
                    const posix_spawn_file_actions_t* actions,
                    int* status);
+/* spawn_and_wait for a tool that uses the team store (store_watched): every
+ * SHIMCTL_STORE_WATCH_MS of waiting asks store_watch, and when it says to give up ends the child
+ * (SIGTERM) and sets *GAVE_UP to its verdict (else STORE_WAIT). */
+int spawn_and_watch(const char* path,
+                    char** argv,
+                    char** env,
+                    const posix_spawn_file_actions_t* actions,
+                    int* status,
+                    enum store_watch* gave_up);
 /* Writes LEN bytes of DATA to FD (retrying short writes); false when it cannot. */
 bool write_all(int fd, const char* data, size_t len);
 /* Writes the whole memory file FD to the descriptor TO. */

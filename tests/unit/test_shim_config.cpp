@@ -85,8 +85,12 @@ TEST_CASE("what render_shim_config writes the shim reads back exactly, for every
   env.defaults = { "CCACHE_DIR=/var/cache/ccache", "CCACHE_DEPEND=1" };
   env.appends = { "SCCACHE_EXTRAFILES=/opt/rocm/a.bc:/opt/rocm/b.bc" };
   env.identity_helper = "/usr/bin/shimctl";
+  env.store_probe = "redis";
+  env.store_address = "127.0.0.1:6379";
   Parsed p(cache::render_shim_config(m, "bin", env));
   REQUIRE_MESSAGE(p.problem == nullptr, p.problem);
+  CHECK(std::string(p.config->store.probe) == "redis");
+  CHECK(std::string(p.config->store.address) == "127.0.0.1:6379");
   CHECK(std::string(p.config->state_dir) == "/opt/rocm/.shimctl");
   CHECK(std::string(p.config->cache_path) == "/usr/bin/ccache");
   CHECK(std::string(p.config->identity_helper) == "/usr/bin/shimctl");
@@ -116,9 +120,9 @@ TEST_CASE("what render_shim_config writes the shim reads back exactly, for every
   expected.push_back({ "alias", "hipcc.pl", "hipcc" });
   CHECK(list == expected);
   // The scalar kinds (state, cache, cache-kind, identity-helper, secrets, sccache-server,
-  // pieces-helper) are fields of the config, the others are in the list: every listed kind
-  // was written.
-  CHECK(kinds.size() + 7 == SHIMCTL_DIRECTIVE_KINDS);
+  // pieces-helper, store) are fields of the config, the others are in the list: every listed
+  // kind was written.
+  CHECK(kinds.size() + 8 == SHIMCTL_DIRECTIVE_KINDS);
 
   const auto* compiler = shimctl_find_compiler(p.config.get(), "hipcc");
   REQUIRE(compiler);
@@ -177,6 +181,7 @@ TEST_CASE("every directive kind: rendered, then read back with the same fields")
     const char* first =
       kind == SHIMCTL_CACHE_KIND                            ? "sccache"
       : kind == SHIMCTL_SCCACHE_SERVER                      ? "unix"
+      : kind == SHIMCTL_STORE                               ? "http"
       : kind == SHIMCTL_SETENV || kind == SHIMCTL_APPENDENV ? "A=b c"
       : kind == SHIMCTL_KEYENV                              ? "HIP_PATH"
       : kind == SHIMCTL_COMPILER || kind == SHIMCTL_TARGET_PROBE || kind == SHIMCTL_NATIVE_PROBE
@@ -184,6 +189,7 @@ TEST_CASE("every directive kind: rendered, then read back with the same fields")
       : kind == SHIMCTL_ALIAS ? "c"
                               : "/a b/c";
     const char* second = kind == SHIMCTL_SCCACHE_SERVER ? "0123456789abcdef"
+                         : kind == SHIMCTL_STORE        ? "[::1]:8080"
                          : kind == SHIMCTL_TARGET_PROBE || kind == SHIMCTL_NATIVE_PROBE
                            ? "/bin/probe"
                          : kind == SHIMCTL_ALIAS ? "cc"
@@ -217,6 +223,10 @@ TEST_CASE("every directive kind: rendered, then read back with the same fields")
       case SHIMCTL_SCCACHE_SERVER:
         CHECK(std::string(p.config->sccache_server.transport) == first);
         CHECK(std::string(p.config->sccache_server.key) == second);
+        break;
+      case SHIMCTL_STORE:
+        CHECK(std::string(p.config->store.probe) == first);
+        CHECK(std::string(p.config->store.address) == second);
         break;
       default: {
         REQUIRE(p.config->count == 2);
@@ -270,6 +280,12 @@ TEST_CASE("a config the shim cannot use: the exact problem, with its line") {
         "D/.shimctl.conf:3: expected two file names: a b c");
   CHECK(problem_of(config_with("alias x y\n")) ==
         "D/.shimctl.conf:3: alias of an unknown compiler: y");
+  CHECK(problem_of(config_with("store smtp 127.0.0.1:25\n")) ==
+        "D/.shimctl.conf:3: expected redis|http|tcp and HOST:PORT: smtp 127.0.0.1:25");
+  CHECK(problem_of(config_with("store redis\n")) ==
+        "D/.shimctl.conf:3: expected redis|http|tcp and HOST:PORT: redis");
+  CHECK(problem_of(config_with("store redis a b\n")) ==
+        "D/.shimctl.conf:3: expected redis|http|tcp and HOST:PORT: redis a b");
   CHECK(problem_of(config_with("frobnicate x\n")) ==
         "D/.shimctl.conf:3: unknown directive: frobnicate");
 }

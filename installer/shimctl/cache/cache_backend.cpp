@@ -5,6 +5,7 @@
 #include <shimctl/cache/cache_backend.hpp>
 #include <shimctl/cache/sccache_server.hpp>
 #include <shimctl/cache/sccache_tool.hpp>
+#include <shimctl/cache/store_health.hpp>
 #include <shimctl/util/text.hpp>
 
 namespace shimctl::cache {
@@ -47,6 +48,10 @@ ShimEnvironment shim_environment(const core::CacheSettings& settings,
   ShimEnvironment env;
   tool_of(settings).add_shim_environment(settings, fingerprint, identity_files, env);
   env.pieces_helper = util::self_executable();
+  if (auto probe = store_probe(settings.remote)) {
+    env.store_probe = probe->probe;
+    env.store_address = probe->address;
+  }
   auto& d = env.defaults;
   // An empty SCCACHE_* (or CCACHE_*) value is not "unset": sccache fails
   // every compile on an empty SCCACHE_REDIS or SCCACHE_EXTRAFILES.

@@ -1,5 +1,6 @@
 // HTTP stores: http://HOST[:PORT][/PATH] for ccache's HTTP backend; http(s)://[USER:PASSWORD@]
 // HOST[:PORT]/PATH for sccache's WebDAV store (the server must answer PROPFIND).
+#include <shim/formats.h>
 #include <shimctl/cache/store_kind.hpp>
 
 namespace shimctl::cache {
@@ -10,6 +11,16 @@ class HttpStore final : public StoreKind {
 public:
   std::vector<std::string_view> schemes() const override {
     return { "http", "https" };
+  }
+
+  // HEAD / answers (a 401 or 404 too) when the server is there. TLS: a connect only.
+  std::optional<std::pair<std::string, std::string>> health_probe(
+    const StoreUrl& url) const override {
+    if (url.authority.host.empty())
+      return std::nullopt;
+    bool tls = url.scheme == "https";
+    return std::pair{ std::string(tls ? SHIMCTL_STORE_PROBE_TCP : SHIMCTL_STORE_PROBE_HTTP),
+                      store::address_of(url.authority, tls ? "443" : "80") };
   }
 
   std::optional<std::string> ccache_problem(std::string_view url,

@@ -1,5 +1,6 @@
 // Redis stores: redis://[[USER:]PASSWORD@]HOST[:PORT][/DB] for both tools, rediss:// (TLS) for
 // sccache, redis+unix:/SOCKET for ccache, a Redis Cluster (|cluster=SEEDS) for sccache.
+#include <shim/formats.h>
 #include <shimctl/cache/store_kind.hpp>
 #include <shimctl/util/text.hpp>
 
@@ -48,6 +49,19 @@ class RedisStore final : public StoreKind {
 public:
   std::vector<std::string_view> schemes() const override {
     return { "redis", "rediss", "redis+unix" };
+  }
+
+  // PING answers without a credential too (-NOAUTH): the store is there. TLS: a connect only.
+  std::optional<std::pair<std::string, std::string>> health_probe(
+    const StoreUrl& url) const override {
+    if (url.scheme == "redis+unix" || url.authority.host.empty() || url.authority.host == "*")
+      return std::nullopt; /* a socket; ccache's shards (several stores): none asked */
+    for (auto [key, value] : url.attributes)
+      if (key == "shards")
+        return std::nullopt;
+    return std::pair{ std::string(url.scheme == "redis" ? SHIMCTL_STORE_PROBE_REDIS
+                                                        : SHIMCTL_STORE_PROBE_TCP),
+                      store::address_of(url.authority, "6379") };
   }
 
   std::optional<std::string> ccache_problem(std::string_view url,

@@ -1,6 +1,7 @@
 // S3 stores, for sccache: s3://[KEY_ID:SECRET@]BUCKET[/PREFIX] with |endpoint=URL (an
 // S3-compatible server), |region=R, |virtual-host, |no-credentials. ccache has no S3 storage of
 // its own (a storage helper may bring it: remote_url.cpp).
+#include <shim/formats.h>
 #include <shimctl/cache/store_kind.hpp>
 
 namespace shimctl::cache {
@@ -11,6 +12,24 @@ class S3Store final : public StoreKind {
 public:
   std::vector<std::string_view> schemes() const override {
     return { "s3" };
+  }
+
+  // The endpoint's HEAD / (an S3 server answers it, 403 included); AWS itself (no endpoint):
+  // nothing to ask without its region's name.
+  std::optional<std::pair<std::string, std::string>> health_probe(
+    const StoreUrl& url) const override {
+    for (auto [key, value] : url.attributes) {
+      auto scheme = store::scheme_of(value);
+      if (key != "endpoint" || (scheme != "http" && scheme != "https"))
+        continue;
+      auto a = store::authority_of(value.substr(scheme.size() + 1));
+      if (a.host.empty())
+        return std::nullopt;
+      bool tls = scheme == "https";
+      return std::pair{ std::string(tls ? SHIMCTL_STORE_PROBE_TCP : SHIMCTL_STORE_PROBE_HTTP),
+                        store::address_of(a, tls ? "443" : "80") };
+    }
+    return std::nullopt;
   }
 
   std::optional<std::string> ccache_problem(std::string_view, std::string* lacks) const override {

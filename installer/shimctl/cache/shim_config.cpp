@@ -147,6 +147,8 @@ std::string render_shim_config(const core::Manifest& manifest,
     out += line(SHIMCTL_PIECES_HELPER, env.pieces_helper);
   if (!env.sccache_key.empty())
     out += line(SHIMCTL_SCCACHE_SERVER, env.sccache_transport, env.sccache_key);
+  if (!env.store_probe.empty())
+    out += line(SHIMCTL_STORE, env.store_probe, env.store_address);
   if (manifest.cache.remote_secret) // its lines win over the setenv lines below
     out += line(SHIMCTL_SECRETS, secrets_path(manifest.prefix));
   for (const auto& d : env.defaults)

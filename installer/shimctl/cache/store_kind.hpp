@@ -9,6 +9,7 @@
 #include <shimctl/cache/store_url.hpp>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace shimctl::cache {
@@ -49,6 +50,14 @@ public:
 
   // sccache's backend name in SCCACHE_<BACKEND>_RW_MODE ("REDIS"); "" when sccache has none.
   [[nodiscard]] virtual std::string_view sccache_backend() const = 0;
+
+  // How the shim asks this store whether it answers (shim/formats.h, the store line): the probe
+  // (SHIMCTL_STORE_PROBE_*) and HOST:PORT; nullopt when it cannot (a unix socket, S3 without an
+  // endpoint). By default: nullopt.
+  [[nodiscard]] virtual std::optional<std::pair<std::string, std::string>> health_probe(
+    const StoreUrl& /*url*/) const {
+    return std::nullopt;
+  }
 
   // Whether sccache's store of SCHEME takes the attribute KEY[=VALUE] (beyond read-only and
   // ca=), and the list of them for a message (", |cluster"). By default: none.

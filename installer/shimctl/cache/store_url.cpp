@@ -68,6 +68,10 @@ std::string host_and_port(const Authority& a) {
   return fmt::format("{}{}{}", a.host, a.port ? ":" : "", a.port.value_or(""));
 }
 
+std::string address_of(const Authority& a, std::string_view default_port) {
+  return fmt::format("{}:{}", a.host, a.port.value_or(default_port));
+}
+
 std::pair<std::string_view, Attributes> split_attributes(std::string_view store) {
   Attributes attributes;
   auto bar = store.find('|');

@@ -35,6 +35,9 @@ struct Authority {
 // HOST[:PORT] of A as the URL names them ("cache:6379").
 [[nodiscard]] std::string host_and_port(const Authority& a);
 
+// HOST:PORT of A, DEFAULT_PORT when it names none (the store line's address, shim/formats.h).
+[[nodiscard]] std::string address_of(const Authority& a, std::string_view default_port);
+
 using Attributes = std::vector<std::pair<std::string_view, std::string_view>>;
 
 // STORE ("URL|KEY=VALUE|KEY"): its URL and its (KEY, VALUE) pairs in order.

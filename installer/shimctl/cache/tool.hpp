@@ -38,6 +38,10 @@ struct ShimEnvironment {
   // transport (SHIMCTL_SCCACHE_UNIX or _TCP) and key; empty for ccache.
   std::string sccache_transport;
   std::string sccache_key;
+  // The team store whose health the shim keeps for each user (store_health.hpp): the store
+  // line's probe and address; empty without a remote it can ask.
+  std::string store_probe;
+  std::string store_address;
 };
 
 // Counters of the cache the tool uses under an environment, named as the tool

@@ -94,6 +94,39 @@ std::string writers_text(const commands::CacheWriters& w) {
   return out;
 }
 
+// The team store's health for this user: "store:" and, once one was seen, "last failure:".
+std::string store_text(const commands::StatusReport& r) {
+  if (!r.store)
+    return "";
+  if (!r.store_health)
+    return fmt::format("store:       {} {}: not asked yet by this user's compiles\n",
+                       r.store->probe,
+                       r.store->address);
+  std::string out = fmt::format("store:       {} {}: {}\n",
+                                r.store->probe,
+                                r.store->address,
+                                cache::store_state_words(*r.store_health, r.now));
+  if (auto failure = cache::store_failure_words(*r.store_health, r.now); !failure.empty())
+    out += fmt::format("last failure: {}\n", failure);
+  return out;
+}
+
+nlohmann::json store_json(const commands::StatusReport& r) {
+  if (!r.store)
+    return nullptr;
+  nlohmann::json j{ { "probe", r.store->probe }, { "address", r.store->address } };
+  const auto* h = r.store_health ? &*r.store_health : nullptr;
+  j["state"] = !h ? "unknown" : h->out && r.now < h->until ? "out" : h->out ? "due" : "healthy";
+  j["checked"] = h ? nlohmann::json(h->checked) : nlohmann::json(nullptr);
+  j["out_until"] = h && h->out ? nlohmann::json(h->until) : nlohmann::json(nullptr);
+  j["cooldown_seconds"] = h && h->out ? nlohmann::json(h->cooldown) : nlohmann::json(nullptr);
+  j["last_failure"] =
+    h && h->failed
+      ? nlohmann::json{ { "at", h->failed }, { "what", util::redact_credentials(h->failure) } }
+      : nlohmann::json(nullptr);
+  return j;
+}
+
 } // namespace
 
 std::string status_text(const commands::StatusReport& r) {
@@ -112,6 +145,7 @@ std::string status_text(const commands::StatusReport& r) {
                        r.secrets ? " (" + cache::credential_text(*r.secrets, m.cache) + ")" : "");
   if (auto tiers = cache::tool_of(m.cache).tiers(m.cache); !tiers.empty())
     out += fmt::format("tiers:       {}\n", tiers);
+  out += store_text(r);
   if (r.stats && r.pieces.empty())
     out += fmt::format("statistics:  {} hits, {} misses\n", r.stats->hits(), r.stats->misses());
   if (r.stats && !r.pieces.empty()) {
@@ -171,6 +205,7 @@ nlohmann::json status_json(const commands::StatusReport& r) {
   j["cache"]["remote_read_only"] = m.cache.remote_read_only;
   j["cache"]["tiers"] = m.cache.remote ? nlohmann::json(cache::tool_of(m.cache).tiers(m.cache))
                                        : nlohmann::json(nullptr);
+  j["cache"]["store"] = store_json(r);
   if (!r.environment.sccache_key.empty()) // this user's own server (sccache_server.hpp)
     j["cache"]["server"] = { { "transport", r.environment.sccache_transport },
                              { "key", r.environment.sccache_key },

@@ -1,5 +1,6 @@
 #include <algorithm>
 #include <array>
+#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <shimctl/cache/cache_tree.hpp>
@@ -108,6 +109,10 @@ util::Result<StatusReport> status(const Context& context,
     report.secrets = cache::read_secrets(m.prefix);
     report.secrets->lines.clear();
   }
+  report.store = cache::store_probe(m.cache.remote);
+  if (report.store)
+    report.store_health = cache::read_store_health(*report.store);
+  report.now = static_cast<unsigned long long>(std::time(nullptr));
   util::RunOptions options;
   options.env = cache::tool_environment(report.environment);
   report.cache_location = cache::tool_of(m.cache).cache_location(m.cache, options);

@@ -7,6 +7,7 @@
 #include <optional>
 #include <shimctl/cache/cache_backend.hpp>
 #include <shimctl/cache/secrets.hpp>
+#include <shimctl/cache/store_health.hpp>
 #include <shimctl/core/context.hpp>
 #include <shimctl/core/session.hpp>
 #include <shimctl/identity/identity_snapshot.hpp>
@@ -45,6 +46,11 @@ struct StatusReport {
   cache::ShimEnvironment environment; // what the shims set for the cache tool
   // The remote's credential file as this user finds it (its lines never kept here).
   std::optional<cache::SecretsFile> secrets;
+  // The team store whose health the shim keeps, and this user's memo of it (nullopt: no compile
+  // of this user's has asked it yet); NOW: when it was read (unix seconds).
+  std::optional<cache::StoreProbe> store;
+  std::optional<shimctl_store_health> store_health;
+  unsigned long long now = 0;
   std::optional<cache::CacheStats> stats;
   // Per-target pieces (counted beside the cache): the tool's STATS count each piece's compile
   // too, so whole objects are STATS less these.

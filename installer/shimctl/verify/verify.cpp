@@ -15,6 +15,7 @@
 #include <shimctl/verify/verify.hpp>
 #include <shimctl/verify/verify_compile.hpp>
 #include <shimctl/verify/verify_remote.hpp>
+#include <shimctl/verify/verify_store_health.hpp>
 
 namespace shimctl::verify {
 
@@ -224,6 +225,7 @@ util::Result<VerifyReport> verify(const core::Context& context,
   }
   if (options.compile)
     verify_remote(m, options, out);
+  verify_store_health(m, out);
   return report;
 }
 
