@@ -18,6 +18,19 @@
 
 extern char** environ;
 
+/* Execs the config's pieces-helper (shimctl) with HEAD's COUNT words, then ARGV, in cache_argv
+ * (unused on these paths); returns only when the exec fails. The callers leave room: argc + 8. */
+static void exec_helper(const char* const* head, size_t count, int argc, char** argv) {
+  size_t n = 0;
+  cache_argv[n++] = (char*)shim.config.pieces_helper;
+  for (size_t i = 0; i < count; i++)
+    cache_argv[n++] = (char*)head[i];
+  for (int i = 0; i < argc; i++)
+    cache_argv[n++] = argv[i];
+  cache_argv[n] = NULL;
+  execve(shim.config.pieces_helper, cache_argv, environ);
+}
+
 void compile_pieces(const char* real,
                     const struct shimctl_compiler* compiler,
                     const struct call_traits* call,
@@ -35,20 +48,10 @@ void compile_pieces(const char* real,
       call->gpu_targets < (image || env_is("SHIMCTL_PIECES", "1") ? 1u : 2u) ||
       !compiles_hip(call, false))
     return;
-  char** helper_argv = cache_argv; /* unused on this path */
-  static char verb[] = "compile-pieces", end[] = "--";
-  size_t n = 0;
-  helper_argv[n++] = (char*)shim.config.pieces_helper;
-  helper_argv[n++] = verb;
-  helper_argv[n++] = (char*)shim.config.cache_path;
-  helper_argv[n++] = (char*)shim_cache_tool()->kind;
-  helper_argv[n++] = (char*)real;
-  helper_argv[n++] = for_cache;
-  helper_argv[n++] = end;
-  for (int i = 0; i < argc; i++)
-    helper_argv[n++] = argv[i];
-  helper_argv[n] = NULL;
-  execve(shim.config.pieces_helper, helper_argv, environ); /* else: the compile runs whole */
+  const char* head[] = {
+    "compile-pieces", shim.config.cache_path, shim_cache_tool()->kind, real, for_cache, "--"
+  };
+  exec_helper(head, sizeof head / sizeof *head, argc, argv); /* else: the compile runs whole */
 }
 
 /* A piece's compile (a target's device-only compile, or the host half) that the cache tool runs:
@@ -98,7 +101,7 @@ char** piece_depfile_arguments(const struct call_traits* call, int argc, char** 
  * (the link then runs as given). */
 void hand_off_device_link(const char* real, const struct call_traits* call, int argc, char** argv) {
   if (env_is("SHIMCTL_DEVICE_LINKS", "0") || !env_is("SHIMCTL_ACTIVE", "link") ||
-      !shim.config.pieces_helper || call->kind != CALL_LINK || (size_t)argc + 6 > MAX_ARGS)
+      !shim.config.pieces_helper || call->kind != CALL_LINK || (size_t)argc + 8 > MAX_ARGS)
     return;
   bool amdgcn = false, output = false;
   for (int i = 1; i < argc; i++) {
@@ -109,17 +112,8 @@ void hand_off_device_link(const char* real, const struct call_traits* call, int 
   if (!amdgcn || !output || !shim.config.identity_helper || !know_identity(identity))
     return;
   identity[FINGERPRINT_KEY_LEN] = '\0';
-  static char verb[] = "device-link", end[] = "--";
-  size_t n = 0;
-  cache_argv[n++] = (char*)shim.config.pieces_helper;
-  cache_argv[n++] = verb;
-  cache_argv[n++] = (char*)real;
-  cache_argv[n++] = identity;
-  cache_argv[n++] = end;
-  for (int i = 0; i < argc; i++)
-    cache_argv[n++] = argv[i];
-  cache_argv[n] = NULL;
-  execve(shim.config.pieces_helper, cache_argv, environ); /* else: the link runs as given */
+  const char* head[] = { "device-link", real, identity, "--" };
+  exec_helper(head, sizeof head / sizeof *head, argc, argv); /* else: the link runs as given */
 }
 
 /* The old offload driver (clang <= 22) runs each GPU target's device link itself, as the `lld`

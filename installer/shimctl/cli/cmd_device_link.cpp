@@ -11,8 +11,8 @@
 #include <shimctl/links/device_link.hpp>
 #include <shimctl/links/link_call.hpp>
 #include <shimctl/links/link_store.hpp>
+#include <shimctl/util/process.hpp>
 #include <shimctl/util/text.hpp>
-#include <sys/stat.h>
 #include <unistd.h>
 
 namespace shimctl::cli {
@@ -65,11 +65,6 @@ namespace shimctl::cli {
 
 namespace {
 
-bool is_executable_file(const std::string& path) {
-  struct stat st {};
-  return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) && ::access(path.c_str(), X_OK) == 0;
-}
-
 // The directories the driver (our parent) searches for `lld`, in its order, without OURS (the
 // shim's COMPILER_PATH entry): its -B prefixes, COMPILER_PATH, its installed directory (the one
 // it was invoked from), then PATH.
@@ -113,7 +108,8 @@ std::string real_lld(const std::string& ours) {
   auto self = std::filesystem::weakly_canonical("/proc/self/exe", ec);
   for (const auto& dir : driver_search_dirs(ours)) {
     std::string candidate = dir + "/lld";
-    if (is_executable_file(candidate) && std::filesystem::weakly_canonical(candidate, ec) != self)
+    if (util::is_executable_file(candidate) &&
+        std::filesystem::weakly_canonical(candidate, ec) != self)
       return candidate;
   }
   return {};

@@ -22,11 +22,6 @@ void trace_link(std::string_view line) {
     fmt::print(stderr, "shimctl-shim: device link: {}\n", line);
 }
 
-bool is_file(const std::string& path) {
-  struct stat st {};
-  return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
-}
-
 util::Result<util::RunResult> run_real(const LinkRequest& request, std::vector<std::string> args) {
   args.insert(args.begin(), request.real);
   util::RunOptions options;
@@ -52,7 +47,8 @@ std::string plan_refusal(const LinkRequest& request, const LinkCall& call) {
     const std::string& arg = job[i];
     if (arg.starts_with("-l") || arg.starts_with("-L") || arg.starts_with('@'))
       return "the linker searches " + arg;
-    if (job[i - 1] == "-o" || !is_file(arg))
+    std::error_code ec;
+    if (job[i - 1] == "-o" || !std::filesystem::is_regular_file(arg, ec))
       continue;
     if (std::ranges::find(call.inputs, arg) == call.inputs.end())
       return "the linker reads " + arg;
@@ -85,11 +81,6 @@ std::string target_of(const LinkCall& call) {
   return call.output;
 }
 
-bool same_bytes(const std::string& a, const std::string& b) {
-  auto ha = util::sha256_file(a), hb = util::sha256_file(b);
-  return ha && hb && *ha == *hb;
-}
-
 } // namespace
 
 namespace {
@@ -120,7 +111,7 @@ int serve_or_link(const LinkRequest& request,
   if (status != 0)
     return status < 0 ? (why = "the linker cannot run", -1) : status;
   if (entry) { // the toolchain's first hit: checked against the real link
-    bool same = same_bytes(*entry, call.output);
+    bool same = util::same_file_bytes(*entry, call.output);
     store->record_verdict(verdict_name, same);
     store->count(same ? link_hit : link_uncached);
     trace_link(

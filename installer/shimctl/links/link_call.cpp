@@ -1,9 +1,9 @@
 #include <algorithm>
 #include <array>
+#include <filesystem>
 #include <shimctl/links/link_call.hpp>
 #include <shimctl/util/sha256.hpp>
 #include <string_view>
-#include <sys/stat.h>
 
 namespace shimctl::links {
 
@@ -33,11 +33,6 @@ constexpr std::array lld_known_prefixes{ "--no-undefined",  "-shared",
 
 // -Wl, options that name no file.
 constexpr std::array fileless_linker_options{ "-Wl,--no-undefined" };
-
-bool is_regular_file(const std::string& path) {
-  struct stat st {};
-  return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
-}
 
 } // namespace
 
@@ -99,7 +94,8 @@ LinkCall read_link_call(const std::vector<std::string>& args, Linker linker) {
       call.keyed_args.push_back(arg);
       continue;
     }
-    if (!is_regular_file(arg))
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(arg, ec))
       return whole(arg + " is no input file");
     auto sum = util::sha256_file(arg);
     if (!sum)

@@ -6,8 +6,9 @@
 #include <filesystem>
 #include <fmt/format.h>
 #include <optional>
-#include <shim/formats.h>
+#include <shimctl/core/user_cache_dir.hpp>
 #include <shimctl/links/link_store.hpp>
+#include <shimctl/util/dir.hpp>
 #include <shimctl/util/text.hpp>
 #include <string_view>
 #include <sys/stat.h>
@@ -65,16 +66,6 @@ std::optional<unsigned long long> max_size_of(std::string_view text) {
   return value << (10 * (at + 1));
 }
 
-// The user's store directory ("" without a cache home).
-std::string users_dir() {
-  char home[4096];
-  size_t len =
-    shimctl_user_cache_home(home, sizeof home, std::getenv("XDG_CACHE_HOME"), std::getenv("HOME"));
-  if (!len || len >= sizeof home)
-    return {};
-  return fmt::format("{}/{}/device-links", std::string_view(home, len), SHIMCTL_USER_CACHE_DIR);
-}
-
 // SHIMCTL_DEVICE_LINKS_MAX_SIZE's cap, the default when unset; nullopt when it is no size.
 std::optional<unsigned long long> users_max_bytes() {
   const char* named = std::getenv("SHIMCTL_DEVICE_LINKS_MAX_SIZE");
@@ -101,12 +92,13 @@ std::vector<StoreEntry> entries_of(const std::string& dir) {
 }
 
 constexpr const char* counts_name = "counts";
+constexpr std::string_view store_name = "device-links"; // core::user_cache_dir's
 
 } // namespace
 
 LinkStoreSummary LinkStore::users_summary() {
   LinkStoreSummary summary;
-  summary.dir = users_dir();
+  summary.dir = core::user_cache_dir(store_name);
   summary.max_bytes = users_max_bytes().value_or(0);
   struct stat st {};
   if (summary.dir.empty() || ::stat(summary.dir.c_str(), &st) != 0)
@@ -130,19 +122,10 @@ util::Result<LinkStore> LinkStore::open_users() {
       util::Error{ fmt::format("SHIMCTL_DEVICE_LINKS_MAX_SIZE={} is not a size (5G, 500M)",
                                std::getenv("SHIMCTL_DEVICE_LINKS_MAX_SIZE")),
                    util::ExitCode::failure });
-  std::string dir = users_dir();
-  if (dir.empty())
-    return std::unexpected(util::Error{ "no cache home", util::ExitCode::failure });
-  // The cache home, shimctl's directory in it, the store: each made 0700 when missing.
-  for (std::size_t at = dir.rfind('/', dir.rfind('/') - 1); at != std::string::npos;
-       at = dir.find('/', at + 1))
-    if (!make_private_dir(dir.substr(0, at)))
-      return std::unexpected(
-        util::Error{ fmt::format("cannot make {}", dir.substr(0, at)), util::ExitCode::failure });
-  if (!make_private_dir(dir))
-    return std::unexpected(
-      util::Error{ fmt::format("cannot make {}", dir), util::ExitCode::failure });
-  return LinkStore(dir, *max_bytes);
+  auto dir = core::make_user_cache_dir(store_name);
+  if (!dir)
+    return std::unexpected(dir.error());
+  return LinkStore(*dir, *max_bytes);
 }
 
 std::optional<std::string> LinkStore::find(const std::string& key) const {
@@ -191,14 +174,8 @@ std::string LinkStore::verdict(const std::string& name) const {
 }
 
 void LinkStore::record_verdict(const std::string& name, bool same) const {
-  std::string file = fmt::format("{}/checked-{}", dir_, name);
-  std::string temporary = fmt::format("{}.shimctl-{}", file, ::getpid());
-  if (FILE* f = std::fopen(temporary.c_str(), "w")) {
-    std::fputs(same ? "same\n" : "differ\n", f);
-    if (std::fclose(f) == 0 && std::rename(temporary.c_str(), file.c_str()) == 0)
-      return;
-  }
-  std::remove(temporary.c_str());
+  if (auto dir = util::Dir::open(dir_))
+    (void)dir->write_atomic("checked-" + name, same ? "same\n" : "differ\n", 0600);
 }
 
 } // namespace shimctl::links

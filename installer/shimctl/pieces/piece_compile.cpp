@@ -51,11 +51,6 @@ void add_counts_of(const PieceRequest& request, const PieceCounts& counts) {
   add_counts(cache_dir_of(request), request.tool->file_umask(), counts);
 }
 
-bool same_bytes(const std::string& a, const std::string& b) {
-  auto ha = util::sha256_file(a), hb = util::sha256_file(b);
-  return ha && hb && *ha == *hb;
-}
-
 bool exists(const std::string& path) {
   return ::access(path.c_str(), F_OK) == 0;
 }
@@ -208,7 +203,7 @@ std::optional<Split> plan_split(const PieceRequest& request,
     plan.bundle_inputs = plan.package_images; // the packager's images, in its order
   }
   split.verdict_at = verdict_place(request.tool->compiler_key(), request.real, plan_kind(plan));
-  if (split.verdict_at.home.empty()) {
+  if (split.verdict_at.dir.empty()) {
     why = "no cache home to record the pieces' check in";
     return std::nullopt;
   }
@@ -309,7 +304,7 @@ bool first_split_checked(const PieceRequest& request,
   check.push_back("-o");
   check.push_back(one_step);
   auto checked = run_compiler(request, check);
-  bool same = checked && checked->ok() && same_bytes(one_step, split.call.output);
+  bool same = checked && checked->ok() && util::same_file_bytes(one_step, split.call.output);
   counts[std::string(same ? checked_same : checked_differ)]++;
   record_verdict(reassembled ? split.host_verdict_at : split.verdict_at, same);
   trace(fmt::format("first split of this toolchain checked against its one-step compile: {}",

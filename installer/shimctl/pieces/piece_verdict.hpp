@@ -8,7 +8,7 @@
 namespace shimctl::pieces {
 
 struct VerdictPlace {
-  std::string home; // the user's cache home; empty: none, nothing can be recorded
+  std::string dir;  // <cache home>/shimctl/pieces-checked; empty: no cache home, none recorded
   std::string name; // the verdict file's name
 };
 

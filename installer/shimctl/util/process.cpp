@@ -105,6 +105,11 @@ std::string self_executable() {
   return n > 0 ? std::string(buffer, static_cast<std::size_t>(n)) : std::string();
 }
 
+bool is_executable_file(const std::string& path) {
+  struct stat st {};
+  return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) && ::access(path.c_str(), X_OK) == 0;
+}
+
 std::string find_in_path(const std::string& name) {
   if (name.find('/') != std::string::npos)
     return name;
@@ -115,9 +120,7 @@ std::string find_in_path(const std::string& name) {
     auto end = std::min(dirs.find(':', start), dirs.size());
     std::string dir(dirs.substr(start, end - start));
     std::string candidate = (dir.empty() ? "." : dir) + "/" + name;
-    struct stat st {};
-    if (::stat(candidate.c_str(), &st) == 0 && S_ISREG(st.st_mode) &&
-        ::access(candidate.c_str(), X_OK) == 0)
+    if (is_executable_file(candidate))
       return candidate;
     start = end + 1;
   }

@@ -36,6 +36,9 @@ struct RunResult {
 // The running executable's absolute path (/proc/self/exe), "" if unknown.
 [[nodiscard]] std::string self_executable();
 
+// PATH is a regular file this process may execute.
+[[nodiscard]] bool is_executable_file(const std::string& path);
+
 // Looks NAME up in PATH (or returns it when it holds a '/'), "" if absent.
 [[nodiscard]] std::string find_in_path(const std::string& name);
 

@@ -73,4 +73,9 @@ Result<std::string> sha256_file(const std::string& path) {
   return digest;
 }
 
+bool same_file_bytes(const std::string& a, const std::string& b) {
+  auto ha = sha256_file(a), hb = sha256_file(b);
+  return ha && hb && *ha == *hb;
+}
+
 } // namespace shimctl::util

@@ -28,5 +28,7 @@ private:
 [[nodiscard]] Result<std::string> sha256_fd(int fd);
 // Hashes a file by path (follows symlinks).
 [[nodiscard]] Result<std::string> sha256_file(const std::string& path);
+// The files at A and B hold the same bytes (false when either cannot be read).
+[[nodiscard]] bool same_file_bytes(const std::string& a, const std::string& b);
 
 } // namespace shimctl::util

@@ -1,0 +1,18 @@
+// The user's own directories of shimctl under the cache home (${XDG_CACHE_HOME:-$HOME/.cache}/
+// shimctl/NAME, shim/formats.h's rule): the per-target pieces' verdicts, the device links' store.
+#pragma once
+
+#include <shimctl/util/error.hpp>
+#include <string>
+#include <string_view>
+
+namespace shimctl::core {
+
+// <cache home>/shimctl/NAME, made nowhere; "" without a cache home.
+[[nodiscard]] std::string user_cache_dir(std::string_view name);
+
+// The same, made 0700 where missing (the cache home too when its parent is there, as XDG asks:
+// a new user's ~/.cache); an error when there is no cache home or a directory cannot be made.
+[[nodiscard]] util::Result<std::string> make_user_cache_dir(std::string_view name);
+
+} // namespace shimctl::core
