@@ -262,10 +262,9 @@ asyncio.run(main())' "$SLOW_PORT" "$1" "$2" < /dev/null > /dev/null 2>&1 &
   wait_until 10 "the slow proxy on $SLOW_PORT" port_open "$SLOW_PORT"
 }
 
-# ---- the tests --------------------------------------------------------------------------------
-
-test_store_killed_mid_build() {
-  TEST "$TOOL: the store killed (SIGKILL) mid-build: no compile fails or waits, the build stays near uncached"
+# killed_mid_build: a Redis store killed (SIGKILL) once build a has 4 objects; the build and the
+# status held to expect_build and expect_status_out.
+killed_mid_build() {
   fixture
   start_redis_store
   install_store "redis://127.0.0.1:$STORE_PORT"
@@ -276,6 +275,13 @@ test_store_killed_mid_build() {
   wait
   expect_build a
   expect_status_out "connect: Connection refused"
+}
+
+# ---- the tests --------------------------------------------------------------------------------
+
+test_store_killed_mid_build() {
+  TEST "$TOOL: the store killed (SIGKILL) mid-build: no compile fails or waits, the build stays near uncached"
+  killed_mid_build
   grep -q " store-out " "$P/.shimctl/events.log" || fail "no store-out event in events.log"
 }
 
@@ -320,16 +326,7 @@ test_slow_store() {
 
 test_store_restarted() {
   TEST "$TOOL: the store killed, then restarted: back in use (a new machine hits from it) within 60 s"
-  fixture
-  start_redis_store
-  install_store "redis://127.0.0.1:$STORE_PORT"
-  baseline
-  sources 1
-  after_objects a 4 _kill_pidfile "$STORE_PIDFILE"
-  build a 1
-  wait
-  expect_build a
-  expect_status_out "connect: Connection refused"
+  killed_mid_build
   # Back: the same server, same port (empty: no persistence).
   redis-server "$STORE_DIR/redis.conf" > "$TEST_DIR/out/restart" 2>&1 || fail "restart: $(shown restart)"
   wait_until 10 "the restarted store" eval '[ "$(redis-cli -p "$STORE_PORT" ping 2>/dev/null)" = PONG ]'
