@@ -90,20 +90,13 @@ int spawn_and_wait(const char* path,
   return spawn_and_watch(path, argv, env, actions, status, NULL);
 }
 
-static long long ms_since(const struct timespec* start) {
-  struct timespec now;
-  clock_gettime(CLOCK_MONOTONIC, &now);
-  return (long long)(now.tv_sec - start->tv_sec) * 1000 + (now.tv_nsec - start->tv_nsec) / 1000000;
-}
-
 /* Waits for PID into *STATUS; with GAVE_UP, asks store_watch every SHIMCTL_STORE_WATCH_MS
  * (SIGCHLD is blocked: sigtimedwait wakes when the child ends) and ends the child when it says
  * to give up. */
 static void wait_watching(pid_t pid, int* status, enum store_watch* gave_up, const sigset_t* chld) {
   const struct timespec period = { SHIMCTL_STORE_WATCH_MS / 1000,
                                    (SHIMCTL_STORE_WATCH_MS % 1000) * 1000000L };
-  struct timespec started, started_wall;
-  clock_gettime(CLOCK_MONOTONIC, &started);
+  struct timespec started_wall;
   clock_gettime(CLOCK_REALTIME, &started_wall);
   for (;;) {
     pid_t done = waitpid(pid, status, gave_up ? WNOHANG : 0);
@@ -112,7 +105,7 @@ static void wait_watching(pid_t pid, int* status, enum store_watch* gave_up, con
     if (!gave_up || done < 0)
       continue;
     if (sigtimedwait(chld, NULL, &period) < 0 && errno == EAGAIN && *gave_up == STORE_WAIT &&
-        (*gave_up = store_watch(ms_since(&started), &started_wall)) != STORE_WAIT)
+        (*gave_up = store_watch(pid, &started_wall)) != STORE_WAIT)
       kill(pid, SIGTERM);
   }
 }

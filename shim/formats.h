@@ -587,9 +587,10 @@ static inline size_t shimctl_sccache_file_name(char* out,
  * server). A store in use is asked again when its verdict is SHIMCTL_STORE_RECHECK s old, and
  * every SHIMCTL_STORE_WATCH_MS while a compile waits on the cache tool (a verdict younger than
  * SHIMCTL_STORE_WATCH_FRESH_MS holds; one compile asks, the others wait for its answer). A wait on
- * a tool with no timeout of its own (sccache) is given up when the store is out: within
- * SHIMCTL_STORE_ABANDON_MS of its start (the compile then runs uncached), or once the compile's
- * output is written (sccache waits on its write to the store). The memo is one line:
+ * a tool with no timeout of its own (sccache) is given up when the store is out: once the
+ * compile's output is written (sccache waits on its write to the store), or, when no compiler
+ * for it runs (it is stuck on the store), at once (the compile then runs uncached). The memo is
+ * one line:
  *   "<healthy|out> <checked> <until> <cooldown> <failed> <address> <failure...>\n"
  * (unix times in seconds; until and cooldown 0 while healthy; failed 0 and failure "-" when
  * none was seen). The shim writes it (temp file, rename); `shimctl status` and `verify` read it. */
@@ -601,7 +602,6 @@ static inline size_t shimctl_sccache_file_name(char* out,
 #define SHIMCTL_STORE_RECHECK 10
 #define SHIMCTL_STORE_WATCH_MS 700
 #define SHIMCTL_STORE_WATCH_FRESH_MS 300
-#define SHIMCTL_STORE_ABANDON_MS 1600
 #define SHIMCTL_STORE_COOLDOWN_FIRST 15
 #define SHIMCTL_STORE_COOLDOWN_MAX 30
 #define SHIMCTL_STORE_MEMO_MAX 512

@@ -101,12 +101,18 @@ bool decide_store_use(void);
 bool store_watched(void);
 /* The compile's output (-o), for store_watch; NULL: none named. */
 extern const char* store_watched_output;
-/* While a compile has waited WAITED_MS on the tool it started at STARTED (CLOCK_REALTIME): the
- * store asked again (formats.h: at most once a second across the user's compiles), and what to
- * do: wait on; give up and compile uncached; or give up, the output written (sccache waits on
- * its write to the store): the compile is done. */
+/* While a compile waits on the tool CLIENT it started at STARTED (CLOCK_REALTIME): the store
+ * asked again (a verdict younger than SHIMCTL_STORE_WATCH_FRESH_MS holds), and what to do: wait
+ * on (the store answers, or the tool's compiler for this compile runs); give up, the output
+ * written (sccache waits on its write to the store): the compile is done; or give up and compile
+ * uncached (the tool is stuck on the store). */
 enum store_watch { STORE_WAIT, STORE_ABANDON, STORE_FINISHED };
-enum store_watch store_watch(long long waited_ms, const struct timespec* started);
+enum store_watch store_watch(pid_t client, const struct timespec* started);
+
+/* ---- output_in_making.c ------------------------------------------------------------------ */
+/* Another process of this user's, started after CLIENT (the cache tool the shim runs) and
+ * running in the shim's directory, names OUTPUT after -o: the sccache server compiles it now. */
+bool output_in_making(const char* output, pid_t client);
 
 /* ---- cache_run.c ------------------------------------------------------------------------ */
 /* Runs the cache tool PATH (ARGV, ENV) as a child with its stderr held back, and waits for it.

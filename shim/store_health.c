@@ -264,15 +264,25 @@ bool store_watched(void) {
 
 const char* store_watched_output;
 
-enum store_watch store_watch(long long waited_ms, const struct timespec* started) {
+/* The compile's output was written since STARTED. */
+static bool output_written(const struct timespec* started) {
+  struct stat st;
+  return store_watched_output && stat(store_watched_output, &st) == 0 &&
+         (st.st_mtim.tv_sec > started->tv_sec ||
+          (st.st_mtim.tv_sec == started->tv_sec && st.st_mtim.tv_nsec >= started->tv_nsec));
+}
+
+enum store_watch store_watch(pid_t client, const struct timespec* started) {
   if (!name_memo() || store_in_use(SHIMCTL_STORE_WATCH_FRESH_MS))
     return STORE_WAIT;
   if (shim_cache_tool()->ends_store_wait)
     return STORE_WAIT; /* it gives up on the store by itself: the verdict is for the others */
-  struct stat st;
-  if (store_watched_output && stat(store_watched_output, &st) == 0 &&
-      (st.st_mtim.tv_sec > started->tv_sec ||
-       (st.st_mtim.tv_sec == started->tv_sec && st.st_mtim.tv_nsec >= started->tv_nsec)))
+  if (output_written(started))
     return STORE_FINISHED;
-  return waited_ms <= SHIMCTL_STORE_ABANDON_MS ? STORE_ABANDON : STORE_WAIT;
+  if (output_in_making(store_watched_output, client)) {
+    if (shim.trace)
+      say("the cache tool compiles ", store_watched_output, ": waiting for it", NULL);
+    return STORE_WAIT;
+  }
+  return output_written(started) ? STORE_FINISHED : STORE_ABANDON; /* it may have just ended */
 }

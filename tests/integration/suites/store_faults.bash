@@ -275,6 +275,8 @@ killed_mid_build() {
   wait
   expect_build a
   expect_status_out "connect: Connection refused"
+  echo "    in-flight compiles: $(grep -c "output was written: not waiting" "$P/.shimctl/events.log") ended" \
+    "when their output was written, $(grep -c "stopped answering while it waited" "$P/.shimctl/events.log") run again uncached"
 }
 
 # ---- the tests --------------------------------------------------------------------------------
@@ -371,6 +373,8 @@ test_s3_stopped() {
   wait
   expect_build a
   expect_status_out "connect: Connection refused"
+  echo "    in-flight compiles: $(grep -c "output was written: not waiting" "$P/.shimctl/events.log") ended" \
+    "when their output was written, $(grep -c "stopped answering while it waited" "$P/.shimctl/events.log") run again uncached"
 }
 
 # machine_hit_from_store X: machine X's last compile was a hit read from the store.
