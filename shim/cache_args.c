@@ -2,8 +2,8 @@
  * ccache hands them to the compiler, and the cache tool's argument list with the compiler as the
  * caller named it and the shim's own depfile (depend_mode.c). */
 #define _GNU_SOURCE
+#include "call_traits.h"
 #include "shim.h"
-#include "target_key.h"
 
 #include <string.h>
 

@@ -2,9 +2,10 @@
  * here, and the targets a native or implicit target resolves to (the probe, memoised). It rides on
  * shimctl's own key of the toolchain (cache_tool.h: keyed_by_snapshot). */
 #define _GNU_SOURCE
-#include "probe_memo.h"
+#include "call_traits.h"
 #include "shim.h"
 #include "target_key.h"
+#include "target_probe_memo.h"
 
 #include <stdlib.h>
 

@@ -1,8 +1,8 @@
 /* How ccache's depend mode meets a call (shim.h). */
 #define _GNU_SOURCE
 #include "cache_tool.h"
+#include "call_traits.h"
 #include "shim.h"
-#include "target_key.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -13,15 +13,17 @@
  * cache_env.c (the tool's environment), cache_args.c (the arguments, the -cuid=), call_key.c
  * (the GPU target key), depend_mode.c and own_depfile.c (ccache's depend mode),
  * pieces_handoff.c (per-target pieces), identity_guard.c (the fingerprint for the key),
- * sccache_server.c and cache_run.c (sccache's server, a tool run as a child), call_memo.c and
- * probe_memo.c (probe calls and target probes answered once), sys.c (every other system call);
- * the pure parts are the library shimctl-shim-formats: config.c, identity_snapshot.c,
- * runtime_dir.c (formats.h), target_key.c, text.c. */
+ * sccache_server.c and cache_run.c (sccache's server, a tool run as a child), store_health.c
+ * and output_in_making.c (a team store's health, a wait on it), probe_call_memo.c and
+ * target_probe_memo.c (probe calls and target probes answered once), sys.c (every other system
+ * call); the pure parts are the library shimctl-shim-formats: config.c, identity_snapshot.c,
+ * runtime_dir.c, tcp_listener.c, store_memo.c (formats.h and formats/), call_traits.c (what the
+ * arguments say), target_key.c, text.c. */
 #define _GNU_SOURCE
 #include "cache_tool.h"
-#include "call_memo.h"
+#include "call_traits.h"
+#include "probe_call_memo.h"
 #include "shim.h"
-#include "target_key.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -6,8 +6,8 @@
  * SHIMCTL_PIECES=0 turns it off. */
 #define _GNU_SOURCE
 #include "cache_tool.h"
+#include "call_traits.h"
 #include "shim.h"
-#include "target_key.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -3,6 +3,7 @@
 #ifndef SHIMCTL_SHIM_SHIM_H
 #define SHIMCTL_SHIM_SHIM_H
 
+#include "call_traits.h"
 #include "formats.h"
 #include "target_key.h"
 #include "text.h"

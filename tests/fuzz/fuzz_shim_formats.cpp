@@ -13,6 +13,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
+#include <shim/call_traits.h>
 #include <shim/formats.h>
 #include <shim/target_key.h>
 #include <string>

@@ -1,6 +1,7 @@
-// The target in the shim's cache key (shim/target_key.c): what the arguments name, and the key
-// pieces made of /proc/cpuinfo and the GPU probe's output.
+// The target in the shim's cache key (shim/call_traits.c, shim/target_key.c): what the arguments
+// name, and the key pieces made of /proc/cpuinfo and the GPU probe's output.
 #include <doctest/doctest.h>
+#include <shim/call_traits.h>
 #include <shim/formats.h>
 #include <shim/target_key.h>
 #include <string>

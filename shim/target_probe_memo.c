@@ -12,7 +12,7 @@
  * else; never in the prefix, where another user could plant one). A probe that fails is not
  * memoised, nor one whose files changed in the last SETTLE_SECONDS: the next call runs it again. */
 #define _GNU_SOURCE
-#include "probe_memo.h"
+#include "target_probe_memo.h"
 
 #include "shim.h"
 

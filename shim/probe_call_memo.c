@@ -13,10 +13,10 @@
  * byte, failing answers included: a failing probe is as much an answer as a passing one. A call
  * killed by a signal, or whose output is larger than MEMO_OUTPUT_MAX, is not kept. */
 #define _GNU_SOURCE
-#include "call_memo.h"
+#include "probe_call_memo.h"
 
-#include "probe_memo.h"
 #include "shim.h"
+#include "target_probe_memo.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -1,6 +1,6 @@
-/* Memoised probe calls (call_memo.c). */
-#ifndef SHIMCTL_SHIM_CALL_MEMO_H
-#define SHIMCTL_SHIM_CALL_MEMO_H
+/* Memoised probe calls (probe_call_memo.c). */
+#ifndef SHIMCTL_SHIM_PROBE_CALL_MEMO_H
+#define SHIMCTL_SHIM_PROBE_CALL_MEMO_H
 
 /* Answers a probe call (is_memoisable_probe) of the original compiler REAL with ARGC/ARGV: from
  * the user's memo while the toolchain's IDENTITY (fingerprint digits), the TARGET key, the

@@ -1,6 +1,6 @@
-/* Memoised target probes (probe_memo.c). */
-#ifndef SHIMCTL_SHIM_PROBE_MEMO_H
-#define SHIMCTL_SHIM_PROBE_MEMO_H
+/* Memoised target probes (target_probe_memo.c). */
+#ifndef SHIMCTL_SHIM_TARGET_PROBE_MEMO_H
+#define SHIMCTL_SHIM_TARGET_PROBE_MEMO_H
 
 #include "target_key.h"
 
