@@ -35,6 +35,9 @@ struct shim_cache_tool {
   /* Takes the team store out of cache_env, leaving the local tier (store_health.c says when).
    * False: no room. */
   bool (*leave_store_out)(void);
+  /* The team store answers again after an outage (store_health.c): what the tool holds of the
+   * store from before is let go. NULL: nothing. */
+  void (*store_back)(void);
   /* What must hold before it runs (ccache: no ccache.conf of a directory is read; sccache: a
    * server of this user's answers). False fills *REFUSAL. */
   bool (*prepare)(struct tool_refusal* refusal);

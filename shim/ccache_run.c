@@ -222,6 +222,7 @@ const struct shim_cache_tool ccache_shim_tool = {
   .default_dir = NULL, /* ccache's own choice: it makes it when missing */
   .add_environment = ccache_add_environment,
   .leave_store_out = ccache_leave_store_out,
+  .store_back = NULL, /* it asks the store anew on every call */
   .prepare = ccache_prepare,
   .run = ccache_run,
 };

@@ -86,10 +86,11 @@ static const char* parse_line(const struct parser* p, char* line, unsigned linen
       if (!space2 || !space2[1] || strchr(space2 + 1, ' ') ||
           strlen(space2 + 1) >= sizeof((struct shimctl_store_health*)0)->address ||
           (strcmp(rest, SHIMCTL_STORE_PROBE_REDIS) && strcmp(rest, SHIMCTL_STORE_PROBE_HTTP) &&
-           strcmp(rest, SHIMCTL_STORE_PROBE_TCP))) {
+           strcmp(rest, SHIMCTL_STORE_PROBE_TCP) &&
+           strcmp(rest, SHIMCTL_STORE_PROBE_REDIS_CLUSTER))) {
         if (space2)
           *space2 = ' ';
-        return malformed(p, lineno, "expected redis|http|tcp and HOST:PORT: ", rest);
+        return malformed(p, lineno, "expected redis|redis-cluster|http|tcp and HOST:PORT: ", rest);
       }
       config->store = (struct shimctl_store){ rest, space2 + 1 };
       return NULL;

@@ -114,6 +114,7 @@ const struct shim_cache_tool sccache_shim_tool = {
   .default_dir = sccache_default_dir,
   .add_environment = sccache_add_environment,
   .leave_store_out = sccache_leave_store_out,
+  .store_back = end_store_server,
   .prepare = sccache_prepare,
   .run = sccache_run,
 };

@@ -25,6 +25,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
@@ -42,8 +43,9 @@ static char instance[SHIMCTL_SCCACHE_KEY_HEX + 1]; /* this server's name (format
 
 /* instance: the config's key as seen from this mount namespace (shimctl_sccache_instance); for
  * a server the shim picks under `shimctl measure` (MEASURED), one of that build's own
- * (shimctl_sccache_measured_instance). */
-static void name_instance(bool measured) {
+ * (shimctl_sccache_measured_instance); while the team store is out (LOCAL_ONLY), the local-only
+ * twin's. */
+static void name_instance(bool measured, bool local_only) {
   char mount_ns[64], key[SHIMCTL_SCCACHE_KEY_HEX + sizeof SHIMCTL_SCCACHE_LOCAL_ONLY];
   ssize_t n = readlink("/proc/self/ns/mnt", mount_ns, sizeof mount_ns - 1);
   mount_ns[n > 0 ? n : 0] = '\0';
@@ -51,7 +53,7 @@ static void name_instance(bool measured) {
   concat(key,
          sizeof key,
          shim.config.sccache_server.key,
-         store_left_out ? SHIMCTL_SCCACHE_LOCAL_ONLY : "",
+         local_only ? SHIMCTL_SCCACHE_LOCAL_ONLY : "",
          NULL);
   shimctl_sccache_measured_instance(instance, key, mount_ns, measured ? measure_log() : NULL);
 }
@@ -111,7 +113,7 @@ const char* sccache_server_entry(const char** problem) {
                "/tmp)";
     return NULL;
   }
-  name_instance(true);
+  name_instance(true, store_left_out);
   if (strcmp(server->transport, SHIMCTL_SCCACHE_UNIX) == 0) {
     size_t len =
       concat(server_entry, sizeof server_entry, "SCCACHE_SERVER_UDS=", private_dir, "/", NULL);
@@ -125,6 +127,31 @@ const char* sccache_server_entry(const char** problem) {
          shimctl_decimal(shimctl_sccache_port(instance, geteuid()), num),
          NULL);
   return server_entry;
+}
+
+void end_store_server(void) {
+  const struct shimctl_sccache_server* server = &shim.config.sccache_server;
+  struct sockaddr_un addr = { .sun_family = AF_UNIX };
+  if (!server->transport || strcmp(server->transport, SHIMCTL_SCCACHE_UNIX) != 0 ||
+      getenv("SCCACHE_SERVER_UDS") || getenv("SCCACHE_SERVER_PORT") ||
+      !shimctl_private_runtime_dir(private_dir, sizeof private_dir))
+    return; /* no server of the shim's, or the user's own */
+  name_instance(true, false);
+  size_t len = concat(addr.sun_path, sizeof addr.sun_path, private_dir, "/", NULL);
+  if (shimctl_sccache_file_name(addr.sun_path, sizeof addr.sun_path, len, instance, ".sock") >=
+      sizeof addr.sun_path)
+    return;
+  int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  struct ucred peer;
+  socklen_t peer_len = sizeof peer;
+  if (fd >= 0 && connect(fd, (const struct sockaddr*)&addr, sizeof addr) == 0 &&
+      getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &peer, &peer_len) == 0 && peer.uid == geteuid() &&
+      peer.pid > 0 && kill(peer.pid, SIGKILL) == 0) {
+    unlink(addr.sun_path); /* the next compile starts a server with a new client of the store */
+    log_event("store-back", "its sccache server was ended: the next compile starts a new one");
+  }
+  if (fd >= 0)
+    close(fd);
 }
 
 /* A server start that failed (sccache 0.17 will not start with a store it cannot read: a dead
@@ -317,7 +344,7 @@ bool sccache_server_ready(const char* sccache, char** env, size_t env_count, con
   }
   if (!instance[0] && shim.config.sccache_server.key) { /* a port of the user's own choosing */
     (void)shimctl_private_runtime_dir(private_dir, sizeof private_dir);
-    name_instance(false);
+    name_instance(false, store_left_out);
   }
   if (store_left_out && !store_behind_server && !env_is("SHIMCTL_STRICT", "1")) {
     start_in_background(sccache, env, env_count, port, socket_path);

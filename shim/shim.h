@@ -75,6 +75,12 @@ void close_directory(int fd);
 bool input_unchanged(int dir_fd, const struct shimctl_snapshot_input* input);
 
 /* ---- sccache_server.c ------------------------------------------------------------------- */
+/* The team store is back after an outage: the user's server of the configuration with the
+ * store (not its local-only twin) is ended (SIGKILL, found by its socket's peer, this user's
+ * only), and its socket removed. Its client of the store may still wait on what died (sccache
+ * 0.17's Redis Cluster client waits on a failed master for minutes); the next compile starts a
+ * new server. */
+void end_store_server(void);
 /* The entry naming this user's own server for the config's sccache-server line
  * ("SCCACHE_SERVER_UDS=<private dir>/sccache-KEY.sock" or "SCCACHE_SERVER_PORT=<port of KEY and
  * the uid>"), to add to the cache tool's environment; NULL when there is nothing to add (no such
@@ -98,6 +104,9 @@ extern bool store_behind_server;
 /* Decides store_left_out from the memo of the config's store line, asking the store when the
  * verdict is due (at most SHIMCTL_STORE_PROBE_MS). False without a store line. */
 bool decide_store_use(void);
+/* store_probe.c: asks the config's store whether it answers (formats/store_health.h: its probe),
+ * within SHIMCTL_STORE_PROBE_MS: NULL when it does, else what went wrong, in words (static). */
+const char* probe_store(void);
 /* The compile uses a store whose health the shim keeps: its wait on the tool is watched. */
 bool store_watched(void);
 /* The compile's output (-o), for store_watch; NULL: none named. */

@@ -7,17 +7,11 @@
 #include "cache_tool.h"
 #include "shim.h"
 
-#include <arpa/inet.h>
-#include <errno.h>
 #include <fcntl.h>
-#include <netdb.h>
-#include <netinet/in.h>
-#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -68,120 +62,6 @@ static void write_memo(const struct shimctl_store_health* h) {
   close(fd);
   if (!written || rename(temp, memo_path) != 0)
     unlink(temp);
-}
-
-/* The store's address (HOST:PORT, [V6]:PORT) as a socket address; false when it names none. */
-static bool resolve(const char* address, struct sockaddr_storage* out, socklen_t* out_len) {
-  char host[128];
-  const char* colon = strrchr(address, ':');
-  if (!colon || (size_t)(colon - address) >= sizeof host)
-    return false;
-  size_t host_len = (size_t)(colon - address);
-  const char* host_start = address;
-  if (host_len >= 2 && address[0] == '[' && address[host_len - 1] == ']') {
-    host_start++;
-    host_len -= 2;
-  }
-  memcpy(host, host_start, host_len);
-  host[host_len] = '\0';
-  unsigned long port = strtoul(colon + 1, NULL, 10);
-  if (port == 0 || port > 65535)
-    return false;
-  struct sockaddr_in* v4 = (struct sockaddr_in*)out;
-  struct sockaddr_in6* v6 = (struct sockaddr_in6*)out;
-  memset(out, 0, sizeof *out);
-  if (strcmp(host, "localhost") == 0 || inet_pton(AF_INET, host, &v4->sin_addr) == 1) {
-    if (strcmp(host, "localhost") == 0)
-      v4->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    v4->sin_family = AF_INET;
-    v4->sin_port = htons((unsigned short)port);
-    *out_len = sizeof *v4;
-    return true;
-  }
-  if (inet_pton(AF_INET6, host, &v6->sin6_addr) == 1) {
-    v6->sin6_family = AF_INET6;
-    v6->sin6_port = htons((unsigned short)port);
-    *out_len = sizeof *v6;
-    return true;
-  }
-  struct addrinfo hints = { .ai_socktype = SOCK_STREAM }, *found = NULL;
-  if (getaddrinfo(host, NULL, &hints, &found) != 0 || !found)
-    return false;
-  memcpy(out, found->ai_addr, found->ai_addrlen);
-  *out_len = found->ai_addrlen;
-  freeaddrinfo(found);
-  v4->sin_port = htons((unsigned short)port); /* sin_port and sin6_port share their place */
-  return true;
-}
-
-static long long now_ms(void) {
-  struct timespec now;
-  clock_gettime(CLOCK_MONOTONIC, &now);
-  return (long long)now.tv_sec * 1000 + now.tv_nsec / 1000000;
-}
-
-/* Waits for EVENTS on FD until DEADLINE (now_ms); false on timeout or error. */
-static bool wait_for(int fd, short events, long long deadline) {
-  struct pollfd p = { .fd = fd, .events = events };
-  for (;;) {
-    long long left = deadline - now_ms();
-    if (left <= 0)
-      return false;
-    int n = poll(&p, 1, (int)left);
-    if (n > 0)
-      return true;
-    if (n == 0 || errno != EINTR)
-      return false;
-  }
-}
-
-/* Asks the store whether it answers (formats.h: the store line's probe): NULL when it does, else
- * what went wrong, in words. */
-static const char* probe_store(void) {
-  static char why[160];
-  const struct shimctl_store* store = &shim.config.store;
-  struct sockaddr_storage addr;
-  socklen_t addr_len;
-  if (!resolve(store->address, &addr, &addr_len))
-    return "its address does not resolve";
-  long long deadline = now_ms() + SHIMCTL_STORE_PROBE_MS;
-  int fd = socket(addr.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-  if (fd < 0)
-    return "no socket";
-  const char* problem = NULL;
-  int err = 0;
-  socklen_t err_len = sizeof err;
-  if (connect(fd, (struct sockaddr*)&addr, addr_len) != 0 && errno != EINPROGRESS)
-    err = errno;
-  else if (!wait_for(fd, POLLOUT, deadline))
-    problem = "no connection within " SHIMCTL_STORE_PROBE_MS_TEXT " ms";
-  else if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &err_len) != 0)
-    err = errno;
-  if (err) {
-    concat(why, sizeof why, "connect: ", strerror(err), NULL);
-    problem = why;
-  }
-  bool redis = strcmp(store->probe, SHIMCTL_STORE_PROBE_REDIS) == 0;
-  bool http = strcmp(store->probe, SHIMCTL_STORE_PROBE_HTTP) == 0;
-  if (!problem && (redis || http)) {
-    char request[256], reply[16];
-    size_t len =
-      redis
-        ? concat(request, sizeof request, "PING\r\n", NULL)
-        : concat(
-            request, sizeof request, "HEAD / HTTP/1.0\r\nHost: ", store->address, "\r\n\r\n", NULL);
-    ssize_t got = 0;
-    if (len >= sizeof request || send(fd, request, len, MSG_NOSIGNAL) != (ssize_t)len)
-      problem = "the request could not be sent";
-    else if (!wait_for(fd, POLLIN, deadline) || (got = recv(fd, reply, sizeof reply, 0)) < 0)
-      problem = "no answer within " SHIMCTL_STORE_PROBE_MS_TEXT " ms";
-    else if (got == 0)
-      problem = "it closed the connection without an answer";
-    else if (redis ? reply[0] != '+' && reply[0] != '-' : got < 5 || memcmp(reply, "HTTP/", 5) != 0)
-      problem = redis ? "no Redis reply to PING" : "no HTTP reply to HEAD";
-  }
-  close(fd);
-  return problem;
 }
 
 /* How long ago the memo was written, in ms (its mtime); a large number when it cannot say. */
@@ -242,9 +122,12 @@ static bool store_in_use(long long fresh_ms) {
   } else {
     h.until = h.cooldown = 0;
   }
+  bool back = known && h.out && !problem;
   h.out = problem != NULL;
   h.checked = now;
   write_memo(&h);
+  if (back && shim_cache_tool()->store_back)
+    shim_cache_tool()->store_back(); /* under the lock: one compile does it */
   close(lock);
   if (shim.trace)
     say("store ", shim.config.store.address, problem ? " out: " : " answers", problem, NULL);

@@ -1,7 +1,9 @@
 /* A team store's health, per user: <private runtime dir>/store-<hash>.health.
  * The store line (struct shimctl_store) names how to ask the store whether it answers:
- * redis (connect, "PING", any reply), http (connect, "HEAD /", an HTTP status line) or tcp
- * (connect only: a TLS endpoint). A store that refuses, does not answer within
+ * redis (connect, "PING", any reply), http (connect, "HEAD /", an HTTP status line), tcp
+ * (connect only: a TLS endpoint) or redis-cluster (the address a comma list of seeds: the first
+ * that connects says cluster_state:ok, and each master with slots not marked failed connects;
+ * an error reply, -NOAUTH, as PING). A store that refuses, does not answer within
  * SHIMCTL_STORE_PROBE_MS, or answers with something else is out for a cool-down
  * (SHIMCTL_STORE_COOLDOWN_FIRST s, doubling while it stays out, at most SHIMCTL_STORE_COOLDOWN_MAX
  * s); meanwhile the user's compiles leave it out (ccache: no remote storage; sccache: a local-only
@@ -31,6 +33,7 @@ extern "C" {
 #define SHIMCTL_STORE_PROBE_REDIS "redis"
 #define SHIMCTL_STORE_PROBE_HTTP "http"
 #define SHIMCTL_STORE_PROBE_TCP "tcp"
+#define SHIMCTL_STORE_PROBE_REDIS_CLUSTER "redis-cluster"
 #define SHIMCTL_STORE_PROBE_MS 200
 #define SHIMCTL_STORE_PROBE_MS_TEXT "200"
 #define SHIMCTL_STORE_RECHECK 10

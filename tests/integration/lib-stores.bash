@@ -232,15 +232,16 @@ _kill_pidfile() {
   rm -f "$1"
 }
 
-# start_redis_cluster N [NODE-TIMEOUT-MS]: a Redis Cluster of N masters (N >= 3), no replicas, on
-# loopback (redis-cli --cluster create); waits until every node says cluster_state:ok and knows
-# all N masters. cluster-node-timeout: NODE-TIMEOUT-MS (default 5000; redis' own is 15000).
-# The cluster bus gets a free port of its own (cluster-port; the default, PORT + 10000, is past
-# 65535 for a high free port). Sets CLUSTER_PORTS (array), CLUSTER_PIDFILES (array).
+# start_redis_cluster N [NODE-TIMEOUT-MS [REPLICAS]]: a Redis Cluster of N masters (N >= 3), each
+# with REPLICAS replicas (default 0), on loopback (redis-cli --cluster create); waits until every
+# node says cluster_state:ok and knows all N masters. cluster-node-timeout: NODE-TIMEOUT-MS
+# (default 5000; redis' own is 15000). The cluster bus gets a free port of its own (cluster-port;
+# the default, PORT + 10000, is past 65535 for a high free port). Sets CLUSTER_PORTS (array, every
+# node), CLUSTER_PIDFILES (array). Which nodes are masters: cluster_master_index.
 start_redis_cluster() {
-  local n=$1 timeout=${2:-5000} i port d nodes=()
+  local n=$1 timeout=${2:-5000} replicas=${3:-0} i port d nodes=()
   CLUSTER_PORTS=(); CLUSTER_PIDFILES=()
-  for ((i = 0; i < n; i++)); do
+  for ((i = 0; i < n * (replicas + 1); i++)); do
     port=$(free_port)
     d=$TEST_DIR/stores/cluster-$port
     _start_redis cluster "$port" "port $port
@@ -250,7 +251,7 @@ cluster-config-file $d/nodes.conf
 cluster-node-timeout $timeout" || return 1
     CLUSTER_PORTS+=("$port"); CLUSTER_PIDFILES+=("$REDIS_STARTED"); nodes+=("127.0.0.1:$port")
   done
-  redis-cli --cluster create "${nodes[@]}" --cluster-replicas 0 --cluster-yes \
+  redis-cli --cluster create "${nodes[@]}" --cluster-replicas "$replicas" --cluster-yes \
     > "$TEST_DIR/stores/cluster-create.out" 2>&1 ||
     { fail "redis-cli --cluster create failed: $(tail -5 "$TEST_DIR/stores/cluster-create.out")"; return 1; }
   for port in "${CLUSTER_PORTS[@]}"; do
@@ -263,8 +264,21 @@ _cluster_ok() {
 }
 _cluster_info() { redis-cli -h 127.0.0.1 -p "$1" cluster info 2>/dev/null | tr -d '\r'; }
 
-# kill_cluster_master I: cluster master I (0-based) dies at once (SIGKILL).
+# kill_cluster_master I: cluster node I (0-based; a master) dies at once (SIGKILL).
 kill_cluster_master() { _kill_pidfile "${CLUSTER_PIDFILES[$1]}"; }
+
+# cluster_master_index K: the index in CLUSTER_PORTS of the K-th node (0-based) whose role is
+# master.
+cluster_master_index() {
+  local i k=0
+  for ((i = 0; i < ${#CLUSTER_PORTS[@]}; i++)); do
+    if redis-cli -h 127.0.0.1 -p "${CLUSTER_PORTS[i]}" role 2>/dev/null | head -1 | grep -qx master; then
+      [ "$k" = "$1" ] && { echo "$i"; return 0; }
+      k=$((k + 1))
+    fi
+  done
+  return 1
+}
 
 # wait_cluster_down I: waits (30 s at most) until every master but I says cluster_state:fail: the
 # cluster has marked master I failed (after its cluster-node-timeout) and answers CLUSTERDOWN.

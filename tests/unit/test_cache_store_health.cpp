@@ -31,7 +31,10 @@ TEST_CASE("each remote's store line: how the shim asks it, and where (never a cr
   CHECK(line_of("redis://***@cache.example") == "redis cache.example:6379");
   CHECK(line_of("redis://user:pw@cache:7000|read-only") == "redis cache:7000");
   CHECK(line_of("rediss://cache:6380|ca=/etc/ca.crt") == "tcp cache:6380");
-  CHECK(line_of("redis://node1:7001|cluster") == "redis node1:7001");
+  CHECK(line_of("redis://node1:7001|cluster") == "redis-cluster node1:7001");
+  CHECK(line_of("redis://:pw@node1:7001|cluster=redis://node2:7002,node3:7003/") ==
+        "redis-cluster node1:7001,node2:7002,node3:7003");
+  CHECK(line_of("rediss://node1:7001|cluster") == "tcp node1:7001");
   CHECK(line_of("redis://*|shards=a:1,b:2") == "none");
   CHECK(line_of("redis+unix:/run/redis.sock") == "none");
   CHECK(line_of("http://u:p@dav:8080/cache") == "http dav:8080");

@@ -280,12 +280,13 @@ TEST_CASE("a config the shim cannot use: the exact problem, with its line") {
         "D/.shimctl.conf:3: expected two file names: a b c");
   CHECK(problem_of(config_with("alias x y\n")) ==
         "D/.shimctl.conf:3: alias of an unknown compiler: y");
-  CHECK(problem_of(config_with("store smtp 127.0.0.1:25\n")) ==
-        "D/.shimctl.conf:3: expected redis|http|tcp and HOST:PORT: smtp 127.0.0.1:25");
+  CHECK(
+    problem_of(config_with("store smtp 127.0.0.1:25\n")) ==
+    "D/.shimctl.conf:3: expected redis|redis-cluster|http|tcp and HOST:PORT: smtp 127.0.0.1:25");
   CHECK(problem_of(config_with("store redis\n")) ==
-        "D/.shimctl.conf:3: expected redis|http|tcp and HOST:PORT: redis");
+        "D/.shimctl.conf:3: expected redis|redis-cluster|http|tcp and HOST:PORT: redis");
   CHECK(problem_of(config_with("store redis a b\n")) ==
-        "D/.shimctl.conf:3: expected redis|http|tcp and HOST:PORT: redis a b");
+        "D/.shimctl.conf:3: expected redis|redis-cluster|http|tcp and HOST:PORT: redis a b");
   CHECK(problem_of(config_with("frobnicate x\n")) ==
         "D/.shimctl.conf:3: unknown directive: frobnicate");
 }

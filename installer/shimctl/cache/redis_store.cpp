@@ -45,6 +45,21 @@ std::string ccache_unix_socket_problem(std::string_view rest) {
   return {};
 }
 
+// The probe's seeds: FIRST, then each of SEEDS ("[redis://]HOST:PORT" comma list) as HOST:PORT,
+// as many as the health memo's address holds.
+std::string cluster_seeds(std::string first, std::string_view seeds) {
+  constexpr std::size_t fits = sizeof(shimctl_store_health::address) - 1;
+  for (auto seed : util::fields_of(seeds, ',')) {
+    if (auto scheme = seed.find("://"); scheme != std::string_view::npos)
+      seed.remove_prefix(scheme + 3);
+    seed = seed.substr(0, seed.find('/'));
+    if (seed.empty() || first.size() + 1 + seed.size() > fits)
+      continue;
+    first += fmt::format(",{}", seed);
+  }
+  return first;
+}
+
 class RedisStore final : public StoreKind {
 public:
   std::vector<std::string_view> schemes() const override {
@@ -56,12 +71,20 @@ public:
     const StoreUrl& url) const override {
     if (url.scheme == "redis+unix" || url.authority.host.empty() || url.authority.host == "*")
       return std::nullopt; /* a socket; ccache's shards (several stores): none asked */
-    for (auto [key, value] : url.attributes)
+    std::optional<std::string_view> cluster;
+    for (auto [key, value] : url.attributes) {
       if (key == "shards")
         return std::nullopt;
-    return std::pair{ std::string(url.scheme == "redis" ? SHIMCTL_STORE_PROBE_REDIS
-                                                        : SHIMCTL_STORE_PROBE_TCP),
-                      store::address_of(url.authority, "6379") };
+      if (key == "cluster")
+        cluster = value;
+    }
+    auto address = store::address_of(url.authority, "6379");
+    if (!cluster || url.scheme != "redis")
+      return std::pair{ std::string(url.scheme == "redis" ? SHIMCTL_STORE_PROBE_REDIS
+                                                          : SHIMCTL_STORE_PROBE_TCP),
+                        address };
+    return std::pair{ std::string(SHIMCTL_STORE_PROBE_REDIS_CLUSTER),
+                      cluster_seeds(address, *cluster) };
   }
 
   std::optional<std::string> ccache_problem(std::string_view url,

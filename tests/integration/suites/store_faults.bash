@@ -7,7 +7,8 @@
 #   - a black-hole listener (accepts, never answers) from the start,
 #   - a slow store (a proxy on loopback that holds every answer 500 ms),
 #   - restarted: back in use (a new machine hits from it) within 60 s after it is back,
-#   - S3 (s3rver) stopped mid-build (sccache only).
+#   - S3 (s3rver) stopped mid-build (sccache only),
+#   - a Redis Cluster master killed mid-build, without a replica and with one (sccache only).
 # TOOL is the cache tool: ccache on Debian 12 (4.7.5; sccache 0.4 has no remote); sid_store_faults
 # runs the same tests with sccache 0.17, sid_store_faults_ccache two of them with ccache 4.14.2.
 
@@ -22,7 +23,7 @@ TUS=20
 # stack's own skips still apply).
 if [ "${SHIMCTL_TEST_FAULTS:-}" != all ]; then
   case $STACK/$TOOL in
-    sid/sccache) budget_skip='black_hole|slow_store|restarted|s3_stopped' ;;
+    sid/sccache) budget_skip='black_hole|slow_store|restarted|s3_stopped|failover' ;;
     sid/ccache) budget_skip=all ;;
     *) budget_skip='killed|black_hole|slow_store|restarted|s3_stopped' ;;
   esac
@@ -196,8 +197,8 @@ after_objects() {
   ) &
 }
 
-# store_writes: what the store holds, in entries (Redis keys).
-store_writes() { redis_keys "$STORE_PORT"; }
+# store_writes: what the store holds, in entries (Redis keys; a cluster's over its live nodes).
+store_writes() { if [ -n "${CLUSTER_PORTS:-}" ]; then cluster_keys; else redis_keys "$STORE_PORT"; fi; }
 
 # expect_status_out FAILURE: `shimctl status` (text and --json) says the store is out (or its
 # cool-down just ended: "due") and names FAILURE as its last failure; and the compiles of build
@@ -275,6 +276,11 @@ killed_mid_build() {
   wait
   expect_build a
   expect_status_out "connect: Connection refused"
+  report_in_flight
+}
+
+# report_in_flight: how the compiles that waited on the store when it went out ended.
+report_in_flight() {
   echo "    in-flight compiles: $(grep -c "output was written: not waiting" "$P/.shimctl/events.log") ended" \
     "when their output was written, $(grep -c "stopped answering while it waited" "$P/.shimctl/events.log") run again uncached"
 }
@@ -332,6 +338,13 @@ test_store_restarted() {
   # Back: the same server, same port (empty: no persistence).
   redis-server "$STORE_DIR/redis.conf" > "$TEST_DIR/out/restart" 2>&1 || fail "restart: $(shown restart)"
   wait_until 10 "the restarted store" eval '[ "$(redis-cli -p "$STORE_PORT" ping 2>/dev/null)" = PONG ]'
+  expect_back_in_use "the restart"
+}
+
+# expect_back_in_use WHAT: within 60 s from now (WHAT: what brought the store back), machine a
+# compiling a new TU every 2 s stores one in the store, and machine c (an empty local cache) hits
+# it there; then status says the store is healthy.
+expect_back_in_use() {
   local back i=0 hit=""
   back=$(date +%s)
   sources 2
@@ -341,7 +354,7 @@ test_store_restarted() {
     i=$((i + 1))
     [ "$i" -le "$TUS" ] || break
     (cd "$TEST_DIR/b-a" && env $(machine_env a) "$P/bin/hipcc" -x hip --offload-arch=gfx90a \
-      -c "$TEST_DIR/src-2/t$i.hip" -o "r$i.o") > "$TEST_DIR/out/r$i" 2>&1 || fail "t$i after the restart: $(shown "r$i")"
+      -c "$TEST_DIR/src-2/t$i.hip" -o "r$i.o") > "$TEST_DIR/out/r$i" 2>&1 || fail "t$i after $1: $(shown "r$i")"
     if [ "$(store_writes)" -gt 0 ]; then
       mkdir -p "$TEST_DIR/b-c"
       (cd "$TEST_DIR/b-c" && env $(machine_env c) "$P/bin/hipcc" -x hip --offload-arch=gfx90a \
@@ -351,7 +364,7 @@ test_store_restarted() {
     [ -n "$hit" ] || sleep 2
   done
   [ -n "$hit" ] || fail "no hit from the store within 60 s after it was back ($(store_writes) entries)"
-  echo "    back in use: a hit from the store $hit s after the restart"
+  echo "    back in use: a hit from the store $hit s after $1"
   out status-back "$SHIMCTL" status "$P" || fail "status: $(shown status-back)"
   grep -qE "^store: .*: healthy" "$TEST_DIR/out/status-back" || fail "status: $(grep -E '^(store|last)' "$TEST_DIR/out/status-back")"
 }
@@ -373,8 +386,63 @@ test_s3_stopped() {
   wait
   expect_build a
   expect_status_out "connect: Connection refused"
-  echo "    in-flight compiles: $(grep -c "output was written: not waiting" "$P/.shimctl/events.log") ended" \
-    "when their output was written, $(grep -c "stopped answering while it waited" "$P/.shimctl/events.log") run again uncached"
+  report_in_flight
+}
+
+# cluster_store REPLICAS: a Redis Cluster of 3 masters with REPLICAS replicas each (node timeout
+# 5 s), installed as the store with every node a seed; CLUSTER_KILLED: the node of a master
+# that is not the first seed.
+cluster_store() {
+  local seeds="" i
+  fixture
+  start_redis_cluster 3 5000 "$1"
+  for ((i = 1; i < ${#CLUSTER_PORTS[@]}; i++)); do seeds+="${seeds:+,}127.0.0.1:${CLUSTER_PORTS[i]}"; done
+  install_store "redis://127.0.0.1:${CLUSTER_PORTS[0]}|cluster=$seeds"
+  grep -q "^store redis-cluster 127.0.0.1:${CLUSTER_PORTS[0]}," "$P/bin/.shimctl.conf" ||
+    fail "no redis-cluster store line: $(grep '^store' "$P/bin/.shimctl.conf")"
+  CLUSTER_KILLED=$(cluster_master_index 1) || fail "no second master"
+  [ "$CLUSTER_KILLED" != 0 ] || CLUSTER_KILLED=$(cluster_master_index 2)
+}
+
+test_cluster_master_killed() {
+  TEST "$TOOL: a Redis Cluster master (no replica) killed mid-build: out at once (its connect), no compile waits"
+  if [ "$TOOL" != sccache ] || ! stores_require cluster 2>/dev/null; then
+    echo "    (not here: $TOOL has no Redis Cluster store, or no redis-cli --cluster)"
+    return 0
+  fi
+  cluster_store 0
+  baseline
+  sources 1
+  after_objects a 4 kill_cluster_master "$CLUSTER_KILLED"
+  build a 1
+  wait
+  expect_build a
+  # The first failure names the master; once the cluster marks it failed (its node timeout, 5 s
+  # here), the probes that follow find the cluster down.
+  grep -q " store-out .*127.0.0.1:${CLUSTER_PORTS[CLUSTER_KILLED]}: connect: Connection refused" "$P/.shimctl/events.log" ||
+    fail "no store-out event naming the killed master: $(grep store-out "$P/.shimctl/events.log" | head -3)"
+  expect_status_out "127.0.0.1:${CLUSTER_PORTS[CLUSTER_KILLED]}: connect: Connection refused\|cluster_state is not ok"
+  report_in_flight
+}
+
+test_cluster_master_failover() {
+  TEST "$TOOL: a Redis Cluster master with a replica killed mid-build: no compile waits; after the failover the store is back in use"
+  if [ "$TOOL" != sccache ] || ! stores_require cluster 2>/dev/null; then
+    echo "    (not here: $TOOL has no Redis Cluster store, or no redis-cli --cluster)"
+    return 0
+  fi
+  cluster_store 1
+  baseline
+  sources 1
+  after_objects a 4 kill_cluster_master "$CLUSTER_KILLED"
+  build a 1
+  wait
+  expect_build a
+  grep -q " store-out .*127.0.0.1:${CLUSTER_PORTS[CLUSTER_KILLED]}: connect: Connection refused" "$P/.shimctl/events.log" ||
+    fail "no store-out event naming the killed master: $(grep store-out "$P/.shimctl/events.log" | head -3)"
+  report_in_flight
+  expect_back_in_use "the failover"
+  grep -q " store-back " "$P/.shimctl/events.log" || fail "no store-back event: the store's old server was not ended"
 }
 
 # machine_hit_from_store X: machine X's last compile was a hit read from the store.
