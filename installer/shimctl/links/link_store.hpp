@@ -1,14 +1,15 @@
 // The device links' store (issue 36): ccache and sccache cannot keep a link, so shimctl keeps
-// each per-target device link's output itself, content-addressed, in the user's own cache home
-// (<cache home>/shimctl/device-links/<key's first 2 digits>/<key>): written under a temporary
-// name and renamed into place (a reader sees a whole entry or none), read by copying.
-// Per user: nobody else's entries, nobody else's rights. Least recently used entries go when
-// the store passes its size cap (SHIMCTL_DEVICE_LINKS_MAX_SIZE, default 2G; a hit renews an
-// entry).
+// each per-target device link's output itself, content-addressed, in a store beside the cache
+// (cache/link_store_place.hpp: a shared cache's, else the user's own), <store>/<key's first 2
+// digits>/<key>: written under a temporary name and renamed into place (a reader sees a whole
+// entry or none), read by copying. Least recently used entries go when the store passes its size
+// cap (SHIMCTL_DEVICE_LINKS_MAX_SIZE, default 2G; a hit renews an entry). A read-only store is
+// only read: no entry, verdict, count or use time written.
 #pragma once
 
 #include <cstdint>
 #include <optional>
+#include <shimctl/cache/link_store_place.hpp>
 #include <shimctl/util/counter_file.hpp>
 #include <shimctl/util/error.hpp>
 #include <string>
@@ -20,9 +21,11 @@ inline constexpr const char* link_hit = "link_hit";           // a device link s
 inline constexpr const char* link_miss = "link_miss";         // linked, kept
 inline constexpr const char* link_uncached = "link_uncached"; // ran uncached (a refusal)
 
-// What `status` shows of the user's store.
+// What `status` shows of a store.
 struct LinkStoreSummary {
   std::string dir; // "" when the user has none
+  bool shared = false;
+  bool read_only = false;
   util::Counts counts;
   std::uint64_t entries = 0;
   std::uint64_t bytes = 0;
@@ -31,27 +34,33 @@ struct LinkStoreSummary {
 
 class LinkStore {
 public:
-  // The user's store as it is, made nowhere (status).
-  [[nodiscard]] static LinkStoreSummary users_summary();
-  // The user's store (made 0700 when missing), capped by SHIMCTL_DEVICE_LINKS_MAX_SIZE; an error
-  // when there is no cache home or the cap is not a size.
-  [[nodiscard]] static util::Result<LinkStore> open_users();
-  // A store in DIR holding at most MAX_BYTES (tests).
-  explicit LinkStore(std::string dir, unsigned long long max_bytes = default_max_bytes)
-    : dir_(std::move(dir))
+  // The store at PLACE as it is, made nowhere (status).
+  [[nodiscard]] static LinkStoreSummary summary(const cache::LinkStorePlace& place);
+  // The store at PLACE (made when missing and writable: 0700, or 2770 shared), capped by
+  // SHIMCTL_DEVICE_LINKS_MAX_SIZE; an error when there is no cache home, a directory cannot be
+  // made or the cap is not a size.
+  [[nodiscard]] static util::Result<LinkStore> open(const cache::LinkStorePlace& place);
+  // A store at PLACE holding at most MAX_BYTES (tests).
+  explicit LinkStore(cache::LinkStorePlace place, unsigned long long max_bytes = default_max_bytes)
+    : place_(std::move(place))
     , max_bytes_(max_bytes) {}
+  explicit LinkStore(std::string dir, unsigned long long max_bytes = default_max_bytes)
+    : LinkStore(cache::LinkStorePlace{ std::move(dir) }, max_bytes) {}
   static constexpr unsigned long long default_max_bytes = 2ULL << 30;
 
   [[nodiscard]] const std::string& dir() const {
-    return dir_;
+    return place_.dir;
+  }
+  [[nodiscard]] bool read_only() const {
+    return place_.read_only;
   }
   // The entry of KEY (64 hex digits), if the store has it.
   [[nodiscard]] std::optional<std::string> find(const std::string& key) const;
   // Copies entry ENTRY to OUTPUT (through a temporary file beside it, renamed); ENTRY counts as
   // used now.
   [[nodiscard]] util::Status copy_out(const std::string& entry, const std::string& output) const;
-  // Keeps a copy of FILE as KEY's entry, then removes the least recently used entries while the
-  // store holds more than its cap (down to 90 % of it).
+  // Keeps a copy of FILE as KEY's entry (an error in a read-only store), then removes the least
+  // recently used entries while the store holds more than its cap (down to 90 % of it).
   [[nodiscard]] util::Status keep(const std::string& key, const std::string& file) const;
   // The verdict kept for NAME ("same", "differ" or "").
   [[nodiscard]] std::string verdict(const std::string& name) const;
@@ -61,7 +70,7 @@ public:
 
 private:
   void evict() const;
-  std::string dir_;
+  cache::LinkStorePlace place_;
   unsigned long long max_bytes_;
 };
 
