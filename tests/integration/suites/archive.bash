@@ -8,8 +8,13 @@ suite_requires() {
 }
 
 # new_installed DIR CACHE: P = a fresh prefix at DIR, installed with --cache-dir CACHE.
+# Not the caller's cache home: an archive carries the device links' store in it (device_links.bash).
+export XDG_CACHE_HOME=$SUITE_TMP/xdg
+
 new_installed() {
   P=$1
+  # Each "machine" its own cache home: the device links' store travels too (device_links.bash).
+  export XDG_CACHE_HOME=$2.xdg
   rm -rf "$P"
   copy_rocm_prefix "$P"
   "$SHIMCTL" install "$P" --cache-dir "$2" --no-verify --compilers clang >"$TEST_DIR/install.out" 2>&1 \

@@ -289,3 +289,35 @@ test_device_links_shared_cache() {
   grep -q "^device links: 2 hits, 2 linked, [0-9]* uncached (one per GPU target); store $store (shared cache's group): 2 entries, " \
     "$TEST_DIR/status.out" || fail "status's device links line: $(grep -i 'device links' "$TEST_DIR/status.out")"
 }
+
+test_device_links_in_cache_archives() {
+  TEST "cache export carries the device links' store (entries and verdicts, not its counts); import on a fresh machine makes the device links hits, program as uncached"
+  pz_prefix "$DL_STACK"
+  export XDG_CACHE_HOME=$TEST_DIR/xdg1
+  local store1=$TEST_DIR/xdg1/shimctl/device-links store2=$TEST_DIR/xdg2/shimctl/device-links out
+  mkdir -p "$CCACHE_DIR"
+  DL_TARGETS=$DL_A,$DL_B
+  dl_program "$TEST_DIR/b1"
+  dl_link "$TEST_DIR/b1"
+  dl_program "$TEST_DIR/b2"
+  dl_link "$TEST_DIR/b2" # a hit each: the first checked, its verdict kept
+  expect_eq "$(dl_sorted $DL_A:hit $DL_B:hit)" "$(links_in "$TEST_DIR/b2")" "device links of the second build"
+  out=$("$SHIMCTL" cache export "$TEST_DIR/c.tar.zst" "$P" 2>&1) || fail "export failed: $out"
+  zstd -dc "$TEST_DIR/c.tar.zst" | tar -tf - >"$TEST_DIR/list" || fail "not a zstd tar"
+  expect_eq "$(cd "$store1" && find . -type f ! -name counts | sed 's|^\./|shimctl-device-links/|' | sort)" \
+    "$(grep '^shimctl-device-links/' "$TEST_DIR/list" | sort)" "the store's files in the archive"
+  expect_eq 3 "$(grep -c '^shimctl-device-links/' "$TEST_DIR/list")" "device-link files in the archive (2 entries, 1 verdict)"
+  # A fresh machine: another cache home and compile cache, the same prefix.
+  export XDG_CACHE_HOME=$TEST_DIR/xdg2 CCACHE_DIR=$TEST_DIR/ccache2
+  out=$("$SHIMCTL" cache import "$TEST_DIR/c.tar.zst" "$P" 2>&1) || fail "import failed: $out"
+  expect_eq "700 600" "$(stat -c %a "$store2") $(stat -c %a "$(find "$store2" -mindepth 2 -type f | head -1)")" "modes of the imported store and an entry"
+  [ -e "$store2/counts" ] && fail "the counts travelled"
+  dl_program "$TEST_DIR/b3"
+  dl_link "$TEST_DIR/b3"
+  expect_eq "$(dl_sorted $DL_A:hit $DL_B:hit)" "$(links_in "$TEST_DIR/b3")" "device links after the import"
+  grep -q "the toolchain's first: checked" "$TEST_DIR/b3/trace" && fail "the verdict did not travel: $(cat "$TEST_DIR/b3/trace")"
+  expect_same_file "$TEST_DIR/b1/ref" "$TEST_DIR/b3/prog"
+  # Importing again keeps what is there.
+  out=$("$SHIMCTL" cache import "$TEST_DIR/c.tar.zst" "$P" 2>&1) || fail "second import failed: $out"
+  expect_contains "$out" "imported 0 entries" "the second import"
+}
