@@ -76,7 +76,7 @@ util::Result<std::string> checked_path(archive_entry* entry) {
   if (!travels(path) && !link_entry_travels(path))
     return fail(ExitCode::usage,
                 "entry '{}' is not a cache entry (ccache's config, stats, lock "
-                "and temporary files never travel)",
+                "and temporary files and the device links' counts never travel)",
                 raw);
   return path;
 }
