@@ -125,4 +125,11 @@ TEST_CASE("CCACHE_READONLY reads only when set to anything but ccache's false va
     CHECK_FALSE(ccache_reads_only(no));
 }
 
+TEST_CASE("measure's log: the device links' records counted, other records not") {
+  std::string log = "# shimctl-device-links\nlink_hit\n# shimctl-pieces\npiece_hit gfx90a ccache\n"
+                    "# shimctl-device-links\nlink_miss\n# shimctl-device-links\nlink_hit\n";
+  auto counts = shimctl::links::link_counts_in_measure_log(log);
+  CHECK(counts == shimctl::util::Counts{ { "link_hit", 2 }, { "link_miss", 1 } });
+}
+
 TEST_SUITE_END();

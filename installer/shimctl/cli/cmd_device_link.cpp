@@ -7,6 +7,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fmt/format.h>
+#include <optional>
 #include <shimctl/cli/command_table.hpp>
 #include <shimctl/links/device_link.hpp>
 #include <shimctl/links/link_call.hpp>
@@ -32,9 +33,14 @@ int served_or_linked(int (*run)(const links::LinkRequest&, std::string&),
   }
   if (status >= 0)
     return status;
+  std::optional<links::LinkStore> store;
   if (auto place = cache::link_store_place_of_link())
-    if (auto store = links::LinkStore::open(*place))
-      store->count(links::link_uncached);
+    if (auto opened = links::LinkStore::open(*place))
+      store = std::move(*opened);
+  if (store)
+    store->count(links::link_uncached);
+  else // a store it cannot use: measure counts the link all the same
+    links::record_link_for_measure(links::link_uncached);
   const char* trace = std::getenv("SHIMCTL_SHIM_TRACE");
   if (trace && std::strcmp(trace, "1") == 0)
     fmt::print(stderr, "shimctl-shim: device link: uncached: {}\n", why);

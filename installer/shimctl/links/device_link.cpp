@@ -124,6 +124,7 @@ int serve_or_link(const LinkRequest& request,
     return 0;
   }
   if (store->read_only()) {
+    store->count(link_miss); // measure's only: a read-only store's counts stay as they are
     trace_link(fmt::format("{} miss (linked, the store read-only: not kept)", target_of(call)));
     return 0;
   }

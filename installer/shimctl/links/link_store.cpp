@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fmt/format.h>
 #include <optional>
+#include <shim/formats.h>
 #include <shimctl/core/user_cache_dir.hpp>
 #include <shimctl/links/link_store.hpp>
 #include <shimctl/util/dir.hpp>
@@ -121,7 +122,28 @@ LinkStoreSummary LinkStore::summary(const cache::LinkStorePlace& place) {
   return summary;
 }
 
+void record_link_for_measure(std::string_view counter) {
+  const char* log = std::getenv(SHIMCTL_MEASURE_LOG);
+  if (!log || !*log)
+    return;
+  int fd = ::open(log, O_WRONLY | O_APPEND | O_CLOEXEC);
+  if (fd < 0)
+    return;
+  (void)util::write_all(fd, fmt::format("{}\n{}\n", link_measure_record, counter));
+  ::close(fd);
+}
+
+util::Counts link_counts_in_measure_log(const std::string& text) {
+  util::Counts counts;
+  auto lines = util::lines_of(text);
+  for (std::size_t i = 0; i + 1 < lines.size(); i++)
+    if (lines[i] == link_measure_record && !lines[i + 1].empty())
+      counts[std::string(lines[i + 1])]++;
+  return counts;
+}
+
 void LinkStore::count(const char* counter) const {
+  record_link_for_measure(counter);
   if (!place_.read_only)
     util::add_to_counter_file(
       fmt::format("{}/{}", place_.dir, counts_name), place_.shared ? 007 : 077, { { counter, 1 } });

@@ -13,6 +13,7 @@
 #include <shimctl/util/counter_file.hpp>
 #include <shimctl/util/error.hpp>
 #include <string>
+#include <string_view>
 
 namespace shimctl::links {
 
@@ -20,6 +21,15 @@ namespace shimctl::links {
 inline constexpr const char* link_hit = "link_hit";           // a device link served
 inline constexpr const char* link_miss = "link_miss";         // linked, kept
 inline constexpr const char* link_uncached = "link_uncached"; // ran uncached (a refusal)
+// `shimctl measure`'s log record (shim/formats.h, SHIMCTL_MEASURE_LOG): this header line, then
+// one "<counter>" line, per device link, read or not, written or not.
+inline constexpr std::string_view link_measure_record = "# shimctl-device-links";
+
+// Appends COUNTER's record to measure's log when the build runs under `shimctl measure`; best
+// effort.
+void record_link_for_measure(std::string_view counter);
+// The counts of measure's log TEXT (its "# shimctl-device-links" records).
+[[nodiscard]] util::Counts link_counts_in_measure_log(const std::string& text);
 
 // What `status` shows of a store.
 struct LinkStoreSummary {
@@ -65,7 +75,8 @@ public:
   // The verdict kept for NAME ("same", "differ" or "").
   [[nodiscard]] std::string verdict(const std::string& name) const;
   void record_verdict(const std::string& name, bool same) const;
-  // Adds one to COUNTER in the store's counts.
+  // Adds one to COUNTER in the store's counts (not in a read-only store) and records it for
+  // `shimctl measure`.
   void count(const char* counter) const;
 
 private:

@@ -179,7 +179,7 @@ test_device_links_other_user() {
 dl_listing() { [ -e "$1" ] && (cd "$1" && find . -printf '%p %s %T@\n' | sort); true; }
 
 test_device_links_disabled_and_read_only() {
-  TEST "SHIMCTL_DISABLE=1 keeps device links out of the store; read-only use (CCACHE_READONLY=1) hits but writes nothing, misses link uncached; programs as uncached"
+  TEST "SHIMCTL_DISABLE=1 keeps device links out of the store; read-only use (CCACHE_READONLY=1) hits but writes nothing, misses link uncached; measure counts them; programs as uncached"
   pz_prefix "$DL_STACK"
   export XDG_CACHE_HOME=$TEST_DIR/xdg
   local store=$XDG_CACHE_HOME/shimctl/device-links d=$TEST_DIR/b1
@@ -214,9 +214,13 @@ test_device_links_disabled_and_read_only() {
   before=$(dl_listing "$store")
   sleep 1.1 # a renewed use time would show
   dl_program "$TEST_DIR/b2"
-  (cd "$TEST_DIR/b2" && CCACHE_READONLY=1 SHIMCTL_SHIM_TRACE=1 dl_cc -fgpu-rdc --hip-link $(dl_arch) a.o m.o -L. -ltw -o prog >trace 2>&1) ||
+  # ... under `shimctl measure`, which counts them (the store's counts stay as they are).
+  (cd "$TEST_DIR/b2" && CCACHE_READONLY=1 SHIMCTL_SHIM_TRACE=1 "$SHIMCTL" measure -- "$P/llvm/bin/clang++" $([ "$DL_STACK" = sid ] || echo "--rocm-path=$P") \
+    -fgpu-rdc --hip-link $(dl_arch) a.o m.o -L. -ltw -o prog >trace 2>&1) ||
     fail "the read-only link in $TEST_DIR/b2 failed: $(cat "$TEST_DIR/b2/trace")"
   expect_eq "$(dl_sorted $DL_A:hit $DL_B:hit)" "$(links_in "$TEST_DIR/b2")" "device links of the read-only link"
+  grep -q '; device links: 2 hits, 0 linked, 0 uncached;' "$TEST_DIR/b2/trace" ||
+    fail "measure's device links: $(grep 'shimctl measure' "$TEST_DIR/b2/trace")"
   expect_eq "$before" "$(dl_listing "$store")" "the store after the read-only link"
   expect_same_file "$d/ref" "$TEST_DIR/b2/prog"
 }
