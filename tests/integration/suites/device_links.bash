@@ -325,3 +325,37 @@ test_device_links_in_cache_archives() {
   out=$("$SHIMCTL" cache import "$TEST_DIR/c.tar.zst" "$P" 2>&1) || fail "second import failed: $out"
   expect_contains "$out" "imported 0 entries" "the second import"
 }
+
+test_device_links_remote_read_only() {
+  TEST "an install with --remote-read-only (an untrusted build's): device links hit what the store has (an imported archive's) and keep nothing; program as uncached"
+  export XDG_CACHE_HOME=$TEST_DIR/xdg CCACHE_DIR=$TEST_DIR/ccache
+  local store=$TEST_DIR/xdg/shimctl/device-links d=$TEST_DIR/b1 out
+  P=$TEST_DIR/rocm
+  "$SCRIPTS/make-rocm-prefix" "$P" "${DL_PREFIX_ARGS[@]}" >/dev/null || fail "make-rocm-prefix"
+  "$SHIMCTL" install "$P" --cache-dir "$CCACHE_DIR" --no-verify >"$TEST_DIR/install.out" 2>&1 ||
+    fail "the install failed:"$'\n'"$(cat "$TEST_DIR/install.out")"
+  DL_TARGETS=$DL_A,$DL_B
+  dl_program "$d"
+  dl_link "$d" # the trusted build: both kept
+  mkdir -p "$CCACHE_DIR"
+  out=$("$SHIMCTL" cache export "$TEST_DIR/c.tar.zst" "$P" 2>&1) || fail "export failed: $out"
+  # The untrusted runner: the same toolchain, reading the team's store only, an empty cache home.
+  "$SHIMCTL" install "$P" --cache-dir "$CCACHE_DIR" --remote redis://127.0.0.1:9 --remote-read-only --no-verify \
+    >"$TEST_DIR/install2.out" 2>&1 || fail "the read-only install failed:"$'\n'"$(cat "$TEST_DIR/install2.out")"
+  rm -rf "$TEST_DIR/xdg"
+  dl_program "$TEST_DIR/b2"
+  (cd "$TEST_DIR/b2" && SHIMCTL_SHIM_TRACE=1 dl_cc -fgpu-rdc --hip-link $(dl_arch) a.o m.o -L. -ltw -o prog >trace 2>&1) ||
+    fail "the read-only install's link failed: $(cat "$TEST_DIR/b2/trace")"
+  expect_eq 2 "$(grep -c 'miss (linked, the store read-only: not kept)' "$TEST_DIR/b2/trace")" "read-only misses in $TEST_DIR/b2/trace"
+  [ -e "$store" ] && fail "the read-only install's link made the store: $(dl_listing "$store")"
+  expect_same_file "$d/ref" "$TEST_DIR/b2/prog"
+  out=$("$SHIMCTL" cache import "$TEST_DIR/c.tar.zst" "$P" 2>&1) || fail "import failed: $out"
+  local before
+  before=$(dl_listing "$store")
+  dl_program "$TEST_DIR/b3"
+  (cd "$TEST_DIR/b3" && SHIMCTL_SHIM_TRACE=1 dl_cc -fgpu-rdc --hip-link $(dl_arch) a.o m.o -L. -ltw -o prog >trace 2>&1) ||
+    fail "the read-only install's link failed: $(cat "$TEST_DIR/b3/trace")"
+  expect_eq "$(dl_sorted $DL_A:hit $DL_B:hit)" "$(links_in "$TEST_DIR/b3")" "device links after the import"
+  expect_eq "$before" "$(dl_listing "$store")" "the store after the read-only install's link"
+  expect_same_file "$d/ref" "$TEST_DIR/b3/prog"
+}
