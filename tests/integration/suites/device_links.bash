@@ -358,4 +358,7 @@ test_device_links_remote_read_only() {
   expect_eq "$(dl_sorted $DL_A:hit $DL_B:hit)" "$(links_in "$TEST_DIR/b3")" "device links after the import"
   expect_eq "$before" "$(dl_listing "$store")" "the store after the read-only install's link"
   expect_same_file "$d/ref" "$TEST_DIR/b3/prog"
+  "$SHIMCTL" status "$P" >"$TEST_DIR/status.out" 2>&1 || fail "status failed: $(cat "$TEST_DIR/status.out")"
+  grep -q "^device links: .*; store $store (read-only): 2 entries, " "$TEST_DIR/status.out" ||
+    fail "status's device links line: $(grep -i 'device links' "$TEST_DIR/status.out")"
 }
