@@ -277,8 +277,10 @@ int main(int argc, char** argv) {
      * links per GPU target go to the store (pieces_handoff.c) */
     bool links = call.kind == CALL_LINK || call.kind == CALL_ONE_STEP;
     putenv(links ? linking_entry : active_entry);
-    if (links)
+    if (links) {
+      name_link_state();
       route_old_driver_device_links(compiler, argc, args);
+    }
     int answered = answer_probe(real, compiler, call, argc, args);
     if (answered >= 0)
       return answered;

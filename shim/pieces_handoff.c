@@ -116,6 +116,17 @@ void hand_off_device_link(const char* real, const struct call_traits* call, int 
   exec_helper(head, sizeof head / sizeof *head, argc, argv); /* else: the link runs as given */
 }
 
+/* The device links' store is the install's (installer/shimctl/cache/link_store_place.hpp: beside
+ * a shared cache, read-only with --remote-read-only): under a link the shim names its state
+ * directory in SHIMCTL_LINK_STATE for `shimctl device-link` and the old driver's `lld`. */
+void name_link_state(void) {
+  static char entry[sizeof "SHIMCTL_LINK_STATE=" + PATH_MAX];
+  if (shim.config.state_dir &&
+      concat(entry, sizeof entry, "SHIMCTL_LINK_STATE=", shim.config.state_dir, NULL) <
+        sizeof entry)
+    putenv(entry);
+}
+
 /* The old offload driver (clang <= 22) runs each GPU target's device link itself, as the `lld`
  * it finds first in COMPILER_PATH. Under a HIP link (--hip-link, or hipcc) the shim puts a
  * directory of the user's own first there, whose `lld` is shimctl (<private runtime

@@ -235,6 +235,9 @@ void mark_piece_compiled(const struct call_traits* call);
 /* A piece's device-only compile with `-MF F`: the arguments with `-Xclang -dependency-file
  * -Xclang F` in its place (in cache_argv), for depend mode; else ARGV. */
 char** piece_depfile_arguments(const struct call_traits* call, int argc, char** argv);
+/* Under a link: SHIMCTL_LINK_STATE=<the config's state dir>, where the device links' store is
+ * found (installer/shimctl/cache/link_store_place.hpp). */
+void name_link_state(void);
 /* Under a HIP link: the old offload driver's per-target lld jobs through shimctl (COMPILER_PATH,
  * SHIMCTL_LINK_IDENTITY); nothing when that cannot be set up. */
 void route_old_driver_device_links(const struct shimctl_compiler* compiler, int argc, char** argv);

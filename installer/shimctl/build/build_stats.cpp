@@ -8,6 +8,7 @@
 #include <shim/formats.h>
 #include <shimctl/build/build_stats.hpp>
 #include <shimctl/cache/tool.hpp>
+#include <shimctl/links/link_store.hpp>
 #include <shimctl/pieces/piece_counts.hpp>
 #include <shimctl/util/dir.hpp>
 #include <shimctl/util/process.hpp>
@@ -181,6 +182,7 @@ util::Result<BuildStats> measure_build(const std::vector<std::string>& argv, Bui
   TRY_ASSIGN(auto shim_text, shim_log.read());
   stats.not_sent = not_sent_in_measure_log(shim_text);
   stats.pieces = pieces::counts_in_measure_log(shim_text);
+  stats.device_links = links::link_counts_in_measure_log(shim_text);
   for (auto& [tool, watch] : watches) {
     auto counts = watch->counts(shim_text, stats.not_sent, stats.warnings);
     if (!counts)

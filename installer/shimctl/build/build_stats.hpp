@@ -26,6 +26,8 @@ struct BuildStats {
   // Per-target pieces (pieces/piece_counts.hpp: piece_hit, piece_miss, split_compile), apart
   // from TOOLS' counts, which are of whole objects.
   std::map<std::string, std::uint64_t> pieces;
+  // Device links per GPU target (links/link_store.hpp: link_hit, link_miss, link_uncached).
+  std::map<std::string, std::uint64_t> device_links;
   std::vector<std::string> warnings;
   // The sums over TOOLS.
   [[nodiscard]] cache::BuildCounts total() const;

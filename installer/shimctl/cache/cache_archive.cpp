@@ -76,8 +76,9 @@ util::Result<ArchiveHeader> parse_archive_header(const std::string& text) {
 util::Result<CacheTarget> cache_target(const core::Context& context,
                                        const CacheArchiveOptions& options) {
   TRY_ASSIGN(auto session, core::open_installed_session(context, options.prefix, options.session));
-  CacheTarget target{ std::move(session), {}, {} };
+  CacheTarget target{ std::move(session), {}, {}, {} };
   const auto& m = *target.session.manifest;
+  target.link_store = link_store_place(&m.cache);
   if (!tool_of(m.cache).archives())
     return fail(ExitCode::usage,
                 "{} uses {}: cache archives hold ccache caches only",

@@ -5,6 +5,8 @@
 //   shimctl-cache.json      header: toolchain fingerprint and cache key, cache tool and
 //                           version, entry count and bytes (ArchiveHeader)
 //   <h>/<h>/<key>{M,R,...}  the cache entries that travel (core::travels)
+//   shimctl-device-links/…  the device links' store's entries and verdicts
+//                           (link_store_archive.hpp)
 //   shimctl-cache.sha256    trailer: "<sha256>  <path>" per entry. zstd frames carry no
 //                           checksum by default, so this is what catches flipped bytes;
 //                           a missing trailer means a truncated archive.
@@ -14,6 +16,7 @@
 #include <functional>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <shimctl/cache/link_store_place.hpp>
 #include <shimctl/core/context.hpp>
 #include <shimctl/core/session.hpp>
 #include <shimctl/util/error.hpp>
@@ -80,6 +83,7 @@ struct CacheTarget {
   core::Session session; // holds the prefix lock while the archive is read or written
   std::string cache_dir;
   ArchiveHeader identity;
+  LinkStorePlace link_store; // the install's device links' store
 };
 [[nodiscard]] util::Result<CacheTarget> cache_target(const core::Context& context,
                                                      const CacheArchiveOptions& options);

@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <shimctl/cache/cache_archive.hpp>
 #include <shimctl/cache/cache_tree.hpp>
+#include <shimctl/cache/link_store_archive.hpp>
 #include <shimctl/core/manifest.hpp>
 #include <shimctl/util/sha256.hpp>
 #include <sys/stat.h>
@@ -73,10 +74,12 @@ util::Status write_small(archive* a, std::string_view name, const std::string& c
   return write_data(a, content);
 }
 
-// Streams one cache file into the archive; returns its SHA-256, or "" if it vanished.
+// Streams one cache file (ROOT/FILE) into the archive as NAME; returns its SHA-256, or "" if it
+// vanished.
 util::Result<std::string> write_file(archive* a,
                                      const util::Dir& root,
                                      const TreeFile& file,
+                                     const std::string& archived_name,
                                      std::uint64_t& bytes_done) {
   auto [dir_path, name] = util::split_relative(file.relative);
   TRY_ASSIGN(auto dir, root.open_relative(dir_path));
@@ -89,7 +92,7 @@ util::Result<std::string> write_file(archive* a,
   struct stat st {};
   if (::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode))
     return fail("cannot read {}: not a regular file", dir.path_of(name));
-  TRY(write_entry_header(a, file.relative, static_cast<std::uint64_t>(st.st_size), st.st_mtime));
+  TRY(write_entry_header(a, archived_name, static_cast<std::uint64_t>(st.st_size), st.st_mtime));
   util::Sha256 hash;
   char buffer[1 << 16];
   std::uint64_t written = 0;
@@ -121,15 +124,29 @@ util::Result<CacheArchiveResult> export_cache(const core::Context& context,
     return fail("the cache directory {} does not exist yet; compile through the shims first",
                 target.cache_dir);
   TRY_ASSIGN(auto files, cache_files(*root));
+  TRY_ASSIGN(auto link_files, link_store_files(target.link_store));
+  auto link_root = util::Dir::open(target.link_store.dir);
+  // Each file to archive: its directory, the file, its name in the archive.
+  struct Archived {
+    const util::Dir* root;
+    TreeFile file;
+    std::string name;
+  };
+  std::vector<Archived> archived;
+  for (const auto& f : files)
+    archived.push_back({ &*root, f, f.relative });
+  for (const auto& f : link_files)
+    if (link_root)
+      archived.push_back({ &*link_root, f, fmt::format("{}/{}", archived_links_dir, f.relative) });
 
   CacheArchiveResult result;
   result.cache_dir = target.cache_dir;
   result.installed_key = target.identity.cache_key;
   result.header = target.identity;
   result.header.created = core::utc_now_iso8601();
-  result.header.entries = files.size();
-  for (const auto& f : files)
-    result.header.bytes += f.size;
+  result.header.entries = archived.size();
+  for (const auto& f : archived)
+    result.header.bytes += f.file.size;
 
   // The output: a temporary file beside FILE, renamed over it at the end.
   std::string file = options.file;
@@ -168,15 +185,15 @@ util::Result<CacheArchiveResult> export_cache(const core::Context& context,
   std::uint64_t done = 0, bytes_done = 0;
   auto steps = [&]() -> util::Status {
     TRY(write_small(a.get(), archive_header_name, to_json(result.header).dump(2) + "\n"));
-    for (const auto& f : files) {
-      TRY_ASSIGN(auto digest, write_file(a.get(), *root, f, bytes_done));
+    for (const auto& f : archived) {
+      TRY_ASSIGN(auto digest, write_file(a.get(), *f.root, f.file, f.name, bytes_done));
       if (digest.empty())
         continue;
-      trailer += digest + "  " + f.relative + "\n";
+      trailer += digest + "  " + f.name + "\n";
       ++done;
       if (options.meter)
         options.meter(
-          { "exporting", "files", done, files.size(), bytes_done, result.header.bytes });
+          { "exporting", "files", done, archived.size(), bytes_done, result.header.bytes });
     }
     TRY(write_small(a.get(), archive_trailer_name, trailer));
     if (archive_write_close(a.get()) != ARCHIVE_OK)

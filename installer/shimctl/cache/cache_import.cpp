@@ -10,6 +10,7 @@
 #include <map>
 #include <shimctl/cache/cache_archive.hpp>
 #include <shimctl/cache/cache_tree.hpp>
+#include <shimctl/cache/link_store_archive.hpp>
 #include <shimctl/util/sha256.hpp>
 #include <sstream>
 #include <sys/stat.h>
@@ -72,10 +73,10 @@ util::Result<std::string> checked_path(archive_entry* entry) {
                 "entry '{}' is a device, fifo or socket; archives hold regular "
                 "files only",
                 raw);
-  if (!travels(path))
+  if (!travels(path) && !link_entry_travels(path))
     return fail(ExitCode::usage,
                 "entry '{}' is not a cache entry (ccache's config, stats, lock "
-                "and temporary files never travel)",
+                "and temporary files and the device links' counts never travel)",
                 raw);
   return path;
 }
@@ -200,13 +201,25 @@ util::Status extract_all(archive* a,
   return {};
 }
 
-// Moves each staged file into the cache; an entry already there is left alone.
+// Moves each staged file into the cache, a device link's into the store at LINKS; an entry
+// already there is left alone.
 util::Status move_into(const util::Dir& stage,
                        const util::Dir& cache,
+                       const LinkStorePlace& links,
                        const Staged& staged,
                        CacheArchiveResult& result) {
   for (const auto& [path, digest] : staged.sums) {
     (void)digest;
+    if (link_entry_travels(path)) {
+      auto put = put_link_entry(links, stage, path);
+      if (!put)
+        return fail("{} ({} of {} entries imported)",
+                    put.error().message,
+                    result.imported,
+                    staged.sums.size());
+      ++(*put ? result.imported : result.kept);
+      continue;
+    }
     auto [dir_path, name] = util::split_relative(path);
     TRY_ASSIGN(auto from, stage.open_relative(dir_path));
     TRY_ASSIGN(auto to, make_dirs(cache, dir_path));
@@ -308,7 +321,7 @@ util::Result<CacheArchiveResult> import_cache(const core::Context& context,
     cleanup();
     return std::unexpected(cache.error());
   }
-  auto moved = move_into(*stage, *cache, staged, result);
+  auto moved = move_into(*stage, *cache, target.link_store, staged, result);
   cleanup();
   if (!moved)
     return std::unexpected(moved.error());

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fmt/format.h>
+#include <optional>
 #include <shimctl/cli/command_table.hpp>
 #include <shimctl/links/device_link.hpp>
 #include <shimctl/links/link_call.hpp>
@@ -32,12 +33,24 @@ int served_or_linked(int (*run)(const links::LinkRequest&, std::string&),
   }
   if (status >= 0)
     return status;
-  if (auto store = links::LinkStore::open_users())
+  std::optional<links::LinkStore> store;
+  if (auto place = cache::link_store_place_of_link())
+    if (auto opened = links::LinkStore::open(*place))
+      store = std::move(*opened);
+  if (store)
     store->count(links::link_uncached);
+  else // a store it cannot use: measure counts the link all the same
+    links::record_link_for_measure(links::link_uncached);
   const char* trace = std::getenv("SHIMCTL_SHIM_TRACE");
   if (trace && std::strcmp(trace, "1") == 0)
     fmt::print(stderr, "shimctl-shim: device link: uncached: {}\n", why);
   return -1;
+}
+
+// SHIMCTL_DISABLE=1: no cache at all, the device links' store included.
+bool cache_disabled() {
+  const char* disable = std::getenv("SHIMCTL_DISABLE");
+  return disable && std::strcmp(disable, "1") == 0;
 }
 
 } // namespace
@@ -49,7 +62,9 @@ int run_device_link(int argc, char** argv) {
     return static_cast<int>(util::ExitCode::usage);
   }
   links::LinkRequest request{ argv[2], argv[3], { argv + 5, argv + argc } };
-  if (int status = served_or_linked(links::run_device_link, request); status >= 0)
+  // SHIMCTL_DISABLE=1: the shim hands no link over then; a caller that does gets none.
+  if (int status = cache_disabled() ? -1 : served_or_linked(links::run_device_link, request);
+      status >= 0)
     return status;
   ::execv(request.real.c_str(), argv + 5);
   fmt::print(stderr,
@@ -128,7 +143,7 @@ int run_as_lld(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
   const char* identity = std::getenv("SHIMCTL_LINK_IDENTITY");
   const char* off = std::getenv("SHIMCTL_DEVICE_LINKS");
-  if (identity && *identity && !(off && std::strcmp(off, "0") == 0) &&
+  if (identity && *identity && !(off && std::strcmp(off, "0") == 0) && !cache_disabled() &&
       links::is_amdgpu_lld_link(args)) {
     links::LinkRequest request{ real, identity, { real } };
     request.argv.insert(request.argv.end(), args.begin(), args.end());

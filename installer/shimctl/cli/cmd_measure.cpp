@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <shimctl/build/build_stats.hpp>
 #include <shimctl/cli/command_table.hpp>
+#include <shimctl/links/link_store.hpp>
 #include <shimctl/pieces/piece_counts.hpp>
 
 namespace shimctl::cli {
@@ -69,6 +70,8 @@ int run_measure(const MeasureArgs& args, Warnings& warnings) {
                       { "not_sent", s.not_sent },   { "by_tool", by_tool } };
     if (!s.pieces.empty())
       j["pieces"] = s.pieces;
+    if (!s.device_links.empty())
+      j["device_links"] = s.device_links;
     if (!warning.empty())
       j["warning"] = warning; // before "warnings"; kept for scripts that read it
     print_json(std::move(j), warnings);
@@ -99,6 +102,12 @@ int run_measure(const MeasureArgs& args, Warnings& warnings) {
                  "; GPU target pieces: {} hits, {} compiled",
                  pieces::count_of(s.pieces, pieces::piece_hit),
                  pieces::count_of(s.pieces, pieces::piece_miss));
+    if (!s.device_links.empty()) // per GPU target (-fgpu-rdc)
+      fmt::print(stderr,
+                 "; device links: {} hits, {} linked, {} uncached",
+                 util::count_in(s.device_links, links::link_hit),
+                 util::count_in(s.device_links, links::link_miss),
+                 util::count_in(s.device_links, links::link_uncached));
     fmt::print(stderr, "; build exit code {}\n", s.exit_code);
     for (const auto& w : s.warnings)
       warnings.add(w);

@@ -160,11 +160,13 @@ std::string status_text(const commands::StatusReport& r) {
   }
   if (const auto& links = r.device_links; !links.counts.empty() || links.entries)
     out += fmt::format("device links: {} hits, {} linked, {} uncached (one per GPU target); store "
-                       "{}: {} entries, {} of {}\n",
+                       "{}{}{}: {} entries, {} of {}\n",
                        util::count_in(links.counts, links::link_hit),
                        util::count_in(links.counts, links::link_miss),
                        util::count_in(links.counts, links::link_uncached),
                        links.dir,
+                       links.shared ? " (shared cache's group)" : "",
+                       links.read_only ? " (read-only)" : "",
                        links.entries,
                        util::size_text(links.bytes),
                        util::size_text(links.max_bytes));
@@ -224,11 +226,10 @@ nlohmann::json status_json(const commands::StatusReport& r) {
   if (!r.pieces.empty())
     j["cache"]["pieces"] = r.pieces;
   if (const auto& links = r.device_links; !links.dir.empty())
-    j["device_links"] = { { "store", links.dir },
-                          { "counts", links.counts },
-                          { "entries", links.entries },
-                          { "bytes", links.bytes },
-                          { "max_bytes", links.max_bytes } };
+    j["device_links"] = { { "store", links.dir },           { "counts", links.counts },
+                          { "entries", links.entries },     { "bytes", links.bytes },
+                          { "max_bytes", links.max_bytes }, { "shared", links.shared },
+                          { "read_only", links.read_only } };
   if (r.writers)
     j["cache"]["writers"] = { { "versions", r.writers->versions },
                               { "entries", r.writers->entries },

@@ -120,7 +120,7 @@ util::Result<StatusReport> status(const Context& context,
     report.stats = *stats;
   if (report.cache_location.starts_with("/"))
     report.pieces = pieces::read_counts(report.cache_location);
-  report.device_links = links::LinkStore::users_summary();
+  report.device_links = links::LinkStore::summary(cache::link_store_place(&m.cache));
   // A shared cache keeps its entries in the shared directory (ccache's file storage).
   auto entries_dir = m.cache.shared_group && m.cache.dir ? *m.cache.dir : report.cache_location;
   if (cache::tool_of(m.cache).entries_are_files() && entries_dir.starts_with("/"))

@@ -91,7 +91,10 @@ int serve_or_link(const LinkRequest& request,
                   const LinkCall& call,
                   const std::string& key,
                   std::string& why) {
-  auto store = LinkStore::open_users();
+  auto place = cache::link_store_place_of_link();
+  if (!place)
+    return why = place.error().message, -1;
+  auto store = LinkStore::open(*place);
   if (!store)
     return why = store.error().message, -1;
   std::string verdict_name = util::sha256_hex(request.identity + '\n' + request.real).substr(0, 32);
@@ -112,12 +115,17 @@ int serve_or_link(const LinkRequest& request,
     return status < 0 ? (why = "the linker cannot run", -1) : status;
   if (entry) { // the toolchain's first hit: checked against the real link
     bool same = util::same_file_bytes(*entry, call.output);
-    store->record_verdict(verdict_name, same);
+    store->record_verdict(verdict_name, same); // not in a read-only store: checked each time
     store->count(same ? link_hit : link_uncached);
     trace_link(
       fmt::format("{} hit, the toolchain's first: checked against a real link: {}",
                   target_of(call),
                   same ? "identical" : "DIFFERENT: device links run uncached from now on"));
+    return 0;
+  }
+  if (store->read_only()) {
+    store->count(link_miss); // measure's only: a read-only store's counts stay as they are
+    trace_link(fmt::format("{} miss (linked, the store read-only: not kept)", target_of(call)));
     return 0;
   }
   (void)store->keep(key, call.output); // a store that cannot keep it: the next link runs again

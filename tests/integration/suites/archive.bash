@@ -8,8 +8,13 @@ suite_requires() {
 }
 
 # new_installed DIR CACHE: P = a fresh prefix at DIR, installed with --cache-dir CACHE.
+# Not the caller's cache home: an archive carries the device links' store in it (device_links.bash).
+export XDG_CACHE_HOME=$SUITE_TMP/xdg
+
 new_installed() {
   P=$1
+  # Each "machine" its own cache home: the device links' store travels too (device_links.bash).
+  export XDG_CACHE_HOME=$2.xdg
   rm -rf "$P"
   copy_rocm_prefix "$P"
   "$SHIMCTL" install "$P" --cache-dir "$2" --no-verify --compilers clang >"$TEST_DIR/install.out" 2>&1 \
@@ -78,13 +83,18 @@ with tarfile.open(fileobj=buf, mode="w", format=tarfile.PAX_FORMAT) as t:
     if kind == "hardlink": add("0/1/hard", type_=tarfile.LNKTYPE, link=outside + "/canary")
     if kind == "fifo": add("0/1/fifo", type_=tarfile.FIFOTYPE)
     if kind == "config": add("ccache.conf", b"prefix_command = /bin/false\n")
+    # The device links' store: a good entry first (it must not land either), then its counts or
+    # a name that is no entry.
+    if kind in ("linkcounts", "linkstray"): add("shimctl-device-links/ab/ab" + "0" * 62, b"image")
+    if kind == "linkcounts": add("shimctl-device-links/counts", b"link_hit 99\n")
+    if kind == "linkstray": add("shimctl-device-links/ab/run-me.sh", b"#!/bin/sh\n")
     add("shimctl-cache.sha256", b"")
 subprocess.run(["zstd", "-q", "-f", "-o", out], input=buf.getvalue(), check=True)
 PY
 }
 
 test_hostile_archives() {
-  TEST "absolute, .., symlink, hard link, fifo and config entries are refused; cache and canary unchanged"
+  TEST "absolute, .., symlink, hard link, fifo, config and device-link store entries that are no entry are refused; cache, store and canary unchanged"
   exported "$TEST_DIR/good.tar.zst"
   mkdir -p "$TEST_DIR/outside"
   echo canary > "$TEST_DIR/outside/canary"
@@ -93,13 +103,18 @@ test_hostile_archives() {
   tree_listing "$TEST_DIR/cache" > "$TEST_DIR/cache.lst"
   tree_listing "$TEST_DIR/outside" > "$TEST_DIR/outside.lst"
   local kind out rc
-  for kind in absolute dotdot symlink hardlink fifo config; do
+  for kind in absolute dotdot symlink hardlink fifo config linkcounts linkstray; do
     evil "$TEST_DIR/$kind.tar.zst" "$kind" || fail "cannot build the $kind archive"
     out=$("$SHIMCTL" cache import "$TEST_DIR/$kind.tar.zst" "$P" 2>&1); rc=$?
     expect_eq 2 "$rc" "exit code for the $kind archive ($out)"
     expect_contains "$out" "the cache in $TEST_DIR/cache is unchanged" "$kind message"
     expect_same_tree "$TEST_DIR/cache.lst" "$TEST_DIR/cache"
     expect_same_tree "$TEST_DIR/outside.lst" "$TEST_DIR/outside"
+    case $kind in
+      linkcounts) expect_contains "$out" "entry 'shimctl-device-links/counts' is not a cache entry" "$kind message" ;;
+      linkstray) expect_contains "$out" "entry 'shimctl-device-links/ab/run-me.sh' is not a cache entry" "$kind message" ;;
+    esac
+    [ -e "$XDG_CACHE_HOME/shimctl/device-links" ] && fail "the $kind archive made the device links' store"
   done
   [ ! -e "$TEST_DIR/abs-evil" ] && [ ! -e "$TEST_DIR/dotdot-evil" ] || fail "an entry escaped"
   ls -A "$TEST_DIR" | grep -q '^\.shimctl-import' && fail "staging directory left behind"

@@ -199,7 +199,7 @@ EOF
     rm -rf "$TEST_DIR/prefix" "$TEST_DIR/ccache" "$TEST_DIR/src/k.o"
     new_prefix
     (cd "$TEST_DIR/src" && PATH=$bindir:$PATH ROCM=$P CI_CACHE=$TEST_DIR/ci-cache CCACHE_DIR=$CC \
-      bash "$TEST_DIR/recipe.sh") > "$TEST_DIR/job$job.out" 2>&1 \
+      XDG_CACHE_HOME=$TEST_DIR/xdg$job bash "$TEST_DIR/recipe.sh") > "$TEST_DIR/job$job.out" 2>&1 \
       || fail "CI job $job failed:"$'\n'"$(cat "$TEST_DIR/job$job.out")"
     [ "$job" = 2 ] || ls "$TEST_DIR"/ci-cache/ccache-*.tar.zst >/dev/null 2>&1 \
       || fail "job 1 saved no archive:"$'\n'"$(cat "$TEST_DIR/job1.out")"
