@@ -63,12 +63,14 @@ std::string key_of(std::string_view kind, const LinkRequest& request, const Link
   return util::sha256_hex(text);
 }
 
-// The real link, its stderr passed on: the exit code; -1 when it cannot run.
-int link_for_real(const LinkRequest& request) {
+// The real link, its stderr passed on (and its size in *PRINTED): the exit code; -1 when it
+// cannot run.
+int link_for_real(const LinkRequest& request, std::size_t* printed) {
   auto run = run_real(request, { request.argv.begin() + 1, request.argv.end() });
   if (!run)
     return -1;
   std::fwrite(run->err.data(), 1, run->err.size(), stderr);
+  *printed = run->err.size();
   return run->exit_code;
 }
 
@@ -110,7 +112,8 @@ int serve_or_link(const LinkRequest& request,
     }
     entry.reset();
   }
-  int status = link_for_real(request);
+  std::size_t printed = 0;
+  int status = link_for_real(request, &printed);
   if (status != 0)
     return status < 0 ? (why = "the linker cannot run", -1) : status;
   if (entry) { // the toolchain's first hit: checked against the real link
@@ -121,6 +124,12 @@ int serve_or_link(const LinkRequest& request,
       fmt::format("{} hit, the toolchain's first: checked against a real link: {}",
                   target_of(call),
                   same ? "identical" : "DIFFERENT: device links run uncached from now on"));
+    return 0;
+  }
+  if (printed > 0) { // a hit could not show them again: such a link runs each time
+    store->count(link_uncached);
+    trace_link(fmt::format(
+      "{} miss (linked, not kept: the linker printed {} bytes on stderr)", target_of(call), printed));
     return 0;
   }
   if (store->read_only()) {

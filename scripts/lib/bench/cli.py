@@ -8,10 +8,10 @@ import tempfile
 import time
 from pathlib import Path
 
-from . import analysis, callers, chart, cold, hits, pieces, report, stores, workloads
+from . import analysis, callers, chart, cold, hits, links, pieces, report, stores, workloads
 from .common import Bench, BenchError, first_line, have_rocm, loadavg, log
 
-USAGE = "scripts/bench [--quick] [--section all|callers|ggml|cold|stores|pieces] [--out DIR] [--keep]"
+USAGE = "scripts/bench [--quick] [--section all|callers|ggml|cold|stores|pieces|links] [--out DIR] [--keep]"
 
 
 def sizes(quick):
@@ -114,7 +114,7 @@ def main(argv):
         return cold.rounds_main(argv[1:])
     p = argparse.ArgumentParser(prog="scripts/bench", usage=USAGE, add_help=True)
     p.add_argument("--quick", action="store_true")
-    p.add_argument("--section", default="all", choices=("all", "callers", "ggml", "cold", "stores", "pieces"))
+    p.add_argument("--section", default="all", choices=("all", "callers", "ggml", "cold", "stores", "pieces", "links"))
     p.add_argument("--out")
     p.add_argument("--keep", action="store_true")
     a = p.parse_args(argv)
@@ -152,6 +152,8 @@ def main(argv):
             stores.section_stores(b)
         elif a.section == "pieces":
             pieces.section_pieces(b)
+        elif a.section == "links":
+            links.section_links(b)
         elif a.section == "callers":
             run_callers_only(b, t_start)
         else:

@@ -11,7 +11,9 @@ fleet: tests/integration/lib-fleet.bash's fleet_test per tool and store (six mac
 Per store, paired rounds (one hyperfine invocation each, both sides, the order alternating):
 reported are the median of each side over every run, the median over rounds of the ratio of the
 round's medians remote / local (and its quartiles: this machine's noise), and the counts that
-show each side was what it says (ccache's stats_log, sccache's server statistics).
+show each side was what it says (ccache's stats_log, sccache's server statistics). With the
+debian12 stack, the probe's cost on a healthy store too (scripts/bench-store-health: store health
+on against the same install without its store line, paired rounds).
 
 Environment: BENCH_STORES_ROUNDS (default 10, --quick 3), BENCH_STORES_RUNS (runs of each side
 per round, default 5, --quick 3), BENCH_STORES_FLEET (units of the fleet's project, default 8,
@@ -24,6 +26,7 @@ time: a store that fails is reported as failed.
 import json
 import os
 import statistics
+import subprocess
 from pathlib import Path
 
 from .common import BenchError, host_hyperfine, loadavg, log, run_in_sid, run_stack, sid_paths, tsv
@@ -68,6 +71,8 @@ def section_stores(b):
     info = {"started": b.get("bench.started"), "load_start": load_start, "load_end": loadavg(),
             "machine": f"{os.cpu_count()} cores, {b.get('machine.cpu')}", "rounds": rounds, "runs": runs}
     md = report(info, [read_stack(b.W / f"stores-{s}", s) for s in stacks if (b.W / f"stores-{s}").is_dir()])
+    if "debian12" in stacks:
+        md += health_cost(b, rounds, 5 if b.quick else 20, nice)
     b.put("stores.md", md)
     title = f"# Team stores (scripts/bench --section stores{' --quick' if b.quick else ''}, {info['started']})\n\n"
     print(title + md, end="", flush=True)
@@ -75,6 +80,20 @@ def section_stores(b):
         (b.out / "STORES.md").write_text(title + md)
         log(f"wrote {b.out}/STORES.md")
     return md
+
+
+def health_cost(b, rounds, runs, nice):
+    """What store health costs a healthy store's warm hit: scripts/bench-store-health's paired
+    rounds (ccache 4.7.5, Redis on loopback, the store line kept / removed), as a subsection."""
+    log(f"stores: the probe's cost on a healthy store, {rounds} rounds x {runs} runs")
+    done = subprocess.run([*nice, str(b.scripts / "bench-store-health"), str(b.build), str(rounds), str(runs)],
+                          capture_output=True, text=True, errors="replace", stdin=subprocess.DEVNULL)
+    if done.returncode != 0:
+        raise BenchError(f"scripts/bench-store-health failed: {(done.stdout + done.stderr)[-500:]}")
+    lines = "\n".join(f"    {l}" for l in done.stdout.strip().splitlines())
+    return ("\n### What store health costs a healthy store\n\n`scripts/bench-store-health` (a warm HIP hit, "
+            "with the store line against the same install without it: no memo, no probe, ccache exec'd):\n\n"
+            f"{lines}\n")
 
 
 def sid_missing(b):

@@ -111,7 +111,7 @@ test_device_links() {
 }
 
 test_device_link_linker_changed() {
-  TEST "clang-$DL_LLVM -fgpu-rdc: a changed linker (its output changes) misses and links as uncached; restored, it hits again"
+  TEST "clang-$DL_LLVM -fgpu-rdc: a changed linker (its output changes, it warns) misses and links as uncached, and is never kept (a hit could not show its warning); restored, it hits again"
   pz_prefix "$DL_STACK"
   DL_TARGETS=$DL_A,$DL_B
   dl_program "$TEST_DIR/l1"
@@ -122,12 +122,18 @@ test_device_link_linker_changed() {
   cp -P "$lld" "$lld.test-saved"
   rm -f "$lld"
   # lld reads its own name (the script runs it under its own) and -flavor must come first.
-  printf '#!/bin/bash\nexec -a "$0" "%s" "$@" --build-id=0xdeadbeef\n' "$(readlink -f "$lld.test-saved")" >"$lld"
+  printf '#!/bin/bash\necho "warning: shimctl-test: a linker that warns" >&2\nexec -a "$0" "%s" "$@" --build-id=0xdeadbeef\n' \
+    "$(readlink -f "$lld.test-saved")" >"$lld"
   chmod 755 "$lld"
-  dl_program "$TEST_DIR/l2"
-  dl_link "$TEST_DIR/l2"
+  local d
+  for d in l2 l2b; do # the second from a fresh build dir: nothing was kept, it links again and warns
+    dl_program "$TEST_DIR/$d"
+    dl_link "$TEST_DIR/$d"
+    expect_eq "$(dl_sorted $DL_A:miss $DL_B:miss)" "$(links_in "$TEST_DIR/$d")" "device links with another linker ($d)"
+    expect_eq 2 "$(grep -c 'not kept: the linker printed' "$TEST_DIR/$d/trace")" "links not kept in $d/trace"
+    expect_eq 2 "$(grep -c 'warning: shimctl-test: a linker that warns' "$TEST_DIR/$d/trace")" "the linker's warnings in $d/trace"
+  done
   rm -f "$lld" && mv "$lld.test-saved" "$lld"
-  expect_eq "$(dl_sorted $DL_A:miss $DL_B:miss)" "$(links_in "$TEST_DIR/l2")" "device links with another linker"
   cmp -s "$TEST_DIR/l1/prog" "$TEST_DIR/l2/prog" && fail "the changed linker's program equals the first: the test proves nothing"
   dl_program "$TEST_DIR/l3"
   dl_link "$TEST_DIR/l3"
