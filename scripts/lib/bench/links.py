@@ -78,7 +78,8 @@ def report(info, stacks):
          "program against the uncached one of the same round and step.", ""]
     for s in stacks:
         i = s["info"]
-        L.append(f"- {s['stack']}: {i.get('toolchain', '?')}; targets A B C = {i.get('targets', '?')}")
+        L.append(f"- {s['stack']}: {i.get('toolchain', '?')}; targets A B C = {i.get('targets', '?')}; "
+                 f"{i.get('program', '?')}")
     L += ["", "| stack | step | shim s | uncached s | shim / uncached (p25-p75) | goal | device links | cmp |",
           "|---|---|---|---|---|---|---|---|"]
     for s in stacks:

@@ -9,7 +9,8 @@
            clang through the shim; the same targets)
   WORK     a new directory (results: WORK/times.tsv, WORK/links.tsv, WORK/cmp.tsv, WORK/info)
 
-The program: two TUs of 24 instantiations each of a templated kernel (float and double), main,
+The program: two TUs of 24 instantiations (Debian 12: 12, whose clang-15 links them for twice as
+long) each of a templated kernel (float and double), main,
 and a static device library (libtw.a), compiled once, uncached, for {A,B} (o2/) and {A,B,C}
 (o3/). Every link is `clang++ -fgpu-rdc --hip-link --offload-arch=... a.o b.o m.o -L. -ltw -o
 prog` in a directory of its own. The store (XDG_CACHE_HOME=WORK/xdg) keeps its first-hit verdict
@@ -30,15 +31,17 @@ import sys
 import time
 from pathlib import Path
 
-STACKS = {  # prefix arguments, clang++ in the prefix, A, B, C, llvm-ar
-    "debian12": (["--llvm", "15"], "llvm/bin/clang++", "gfx908", "gfx90a", "gfx1030", "/usr/lib/llvm-15/bin/llvm-ar"),
-    "sid": (["--stack", "sid"], "lib/llvm/bin/clang++", "gfx90a", "gfx942", "gfx1100", "/usr/lib/llvm-21/bin/llvm-ar"),
+STACKS = {  # prefix arguments, clang++ in the prefix, A, B, C, llvm-ar, instantiations per type and TU
+    "debian12": (["--llvm", "15"], "llvm/bin/clang++", "gfx908", "gfx90a", "gfx1030", "/usr/lib/llvm-15/bin/llvm-ar",
+                 12),
+    "sid": (["--stack", "sid"], "lib/llvm/bin/clang++", "gfx90a", "gfx942", "gfx1100", "/usr/lib/llvm-21/bin/llvm-ar",
+            24),
     "sid23": (["--stack", "sid", "--llvm", "23"], "lib/llvm/bin/clang++", "gfx90a", "gfx942", "gfx1100",
-              "/usr/lib/llvm-23/bin/llvm-ar"),
+              "/usr/lib/llvm-23/bin/llvm-ar", 24),
 }
 
 HEAVY = """#include <hip/hip_runtime.h>
-// scripts/bench --section links: 24 instantiations of a templated kernel per type in TU NAME.
+// scripts/bench --section links: COUNT instantiations of a templated kernel per type in TU NAME.
 __device__ float twice(float x);
 template <int N, typename T>
 __global__ void heavy_NAME(T* x, const T* y, int n) {
@@ -60,8 +63,7 @@ __global__ void heavy_NAME(T* x, const T* y, int n) {
 }
 #define INST(N) template __global__ void heavy_NAME<N, float>(float*, const float*, int); \\
   template __global__ void heavy_NAME<N, double>(double*, const double*, int);
-INST(1) INST(2) INST(3) INST(4) INST(5) INST(6) INST(7) INST(8) INST(9) INST(10) INST(11) INST(12)
-INST(13) INST(14) INST(15) INST(16) INST(17) INST(18) INST(19) INST(20) INST(21) INST(22) INST(23) INST(24)
+INSTANCES
 """
 LIBRARY = "#include <hip/hip_runtime.h>\n__device__ float twice(float x) { return 2.0f * sinf(x); }\n"
 MAIN = """#include <hip/hip_runtime.h>
@@ -90,7 +92,7 @@ def run(argv, cwd, env=None, log=None):
 class Stack:
     def __init__(self, stack, work, shimctl):
         self.stack, self.W, self.shimctl = stack, Path(work), Path(shimctl)
-        prefix_args, clang, self.A, self.B, self.C, self.ar = STACKS[stack]
+        prefix_args, clang, self.A, self.B, self.C, self.ar, self.count = STACKS[stack]
         self.P = self.W / "rocm"
         self.clang = self.P / clang
         self.prefix_args = prefix_args
@@ -107,15 +109,19 @@ class Stack:
         for d, targets in (("o2", (self.A, self.B)), ("o3", (self.A, self.B, self.C))):
             o = self.W / d
             o.mkdir()
-            for name, text in (("a", HEAVY.replace("NAME", "a")), ("b", HEAVY.replace("NAME", "b")),
-                               ("m", MAIN), ("tw", LIBRARY)):
+            for name, text in (("a", self.heavy("a")), ("b", self.heavy("b")), ("m", MAIN), ("tw", LIBRARY)):
                 (o / f"{name}.hip").write_text(text)
                 run([self.clang, *self.rocm_path(), "-x", "hip", "-fgpu-rdc", "-O2", *arch(targets), "-c",
                      f"{name}.hip", "-o", f"{name}.o"], o, {"SHIMCTL_DISABLE": "1"})
             run([self.ar, "rcs", "libtw.a", "tw.o"], o)
         version = subprocess.run([self.clang, "--version"], capture_output=True, text=True).stdout.splitlines()[0]
         (self.W / "info").write_text(f"toolchain\t{version}\ntargets\t{self.A} {self.B} {self.C}\n"
+                                     f"program\ttwo TUs of {self.count} instantiations per type\n"
                                      f"shimctl\t{self.shimctl}\n")
+
+    def heavy(self, name):
+        instances = " ".join(f"INST({n})" for n in range(1, self.count + 1))
+        return HEAVY.replace("NAME", name).replace("COUNT", str(self.count)).replace("INSTANCES", instances)
 
     def rocm_path(self):
         return [f"--rocm-path={self.P}"] if self.stack == "debian12" else []
