@@ -128,8 +128,9 @@ int serve_or_link(const LinkRequest& request,
   }
   if (printed > 0) { // a hit could not show them again: such a link runs each time
     store->count(link_uncached);
-    trace_link(fmt::format(
-      "{} miss (linked, not kept: the linker printed {} bytes on stderr)", target_of(call), printed));
+    trace_link(fmt::format("{} miss (linked, not kept: the linker printed {} bytes on stderr)",
+                           target_of(call),
+                           printed));
     return 0;
   }
   if (store->read_only()) {
