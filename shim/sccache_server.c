@@ -58,17 +58,25 @@ static void name_instance(bool measured, bool local_only) {
   shimctl_sccache_measured_instance(instance, key, mount_ns, measured ? measure_log() : NULL);
 }
 
-/* Something accepts connections on the unix socket PATH. */
-static bool socket_answers(const char* path) {
+/* A connection to the unix socket PATH; -1 when nothing accepts there. */
+static int connect_socket(const char* path) {
   struct sockaddr_un addr = { .sun_family = AF_UNIX };
   if (concat(addr.sun_path, sizeof addr.sun_path, path, NULL) >= sizeof addr.sun_path)
-    return false;
+    return -1;
   int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (fd < 0)
-    return false;
-  bool answers = connect(fd, (const struct sockaddr*)&addr, sizeof addr) == 0;
-  close(fd);
-  return answers;
+  if (fd >= 0 && connect(fd, (const struct sockaddr*)&addr, sizeof addr) != 0) {
+    close(fd);
+    fd = -1;
+  }
+  return fd;
+}
+
+/* Something accepts connections on the unix socket PATH. */
+static bool socket_answers(const char* path) {
+  int fd = connect_socket(path);
+  if (fd >= 0)
+    close(fd);
+  return fd >= 0;
 }
 
 /* Runs ARGS with ENV, its streams on /dev/null (nothing it leaves running can hold a pipe of
@@ -131,23 +139,21 @@ const char* sccache_server_entry(const char** problem) {
 
 void end_store_server(void) {
   const struct shimctl_sccache_server* server = &shim.config.sccache_server;
-  struct sockaddr_un addr = { .sun_family = AF_UNIX };
+  char path[SHIMCTL_SUN_PATH_MAX];
   if (!server->transport || strcmp(server->transport, SHIMCTL_SCCACHE_UNIX) != 0 ||
       getenv("SCCACHE_SERVER_UDS") || getenv("SCCACHE_SERVER_PORT") ||
       !shimctl_private_runtime_dir(private_dir, sizeof private_dir))
     return; /* no server of the shim's, or the user's own */
   name_instance(true, false);
-  size_t len = concat(addr.sun_path, sizeof addr.sun_path, private_dir, "/", NULL);
-  if (shimctl_sccache_file_name(addr.sun_path, sizeof addr.sun_path, len, instance, ".sock") >=
-      sizeof addr.sun_path)
+  size_t len = concat(path, sizeof path, private_dir, "/", NULL);
+  if (shimctl_sccache_file_name(path, sizeof path, len, instance, ".sock") >= sizeof path)
     return;
-  int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  int fd = connect_socket(path);
   struct ucred peer;
   socklen_t peer_len = sizeof peer;
-  if (fd >= 0 && connect(fd, (const struct sockaddr*)&addr, sizeof addr) == 0 &&
-      getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &peer, &peer_len) == 0 && peer.uid == geteuid() &&
-      peer.pid > 0 && kill(peer.pid, SIGKILL) == 0) {
-    unlink(addr.sun_path); /* the next compile starts a server with a new client of the store */
+  if (fd >= 0 && getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &peer, &peer_len) == 0 &&
+      peer.uid == geteuid() && peer.pid > 0 && kill(peer.pid, SIGKILL) == 0) {
+    unlink(path); /* the next compile starts a server with a new client of the store */
     log_event("store-back", "its sccache server was ended: the next compile starts a new one");
   }
   if (fd >= 0)
