@@ -4,6 +4,7 @@
 #include <shimctl/cache/max_size.hpp>
 #include <shimctl/cache/remote_url.hpp>
 #include <shimctl/cache/secrets.hpp>
+#include <shimctl/cache/store_kind.hpp>
 #include <shimctl/core/test_hooks.hpp>
 #include <shimctl/util/text.hpp>
 #include <sstream>
@@ -261,7 +262,8 @@ std::optional<std::string> ccache_remote_storage(const core::CacheSettings& sett
   if (remote)
     for (auto storage : util::words_of(*remote)) {
       out += out.empty() ? "" : " ";
-      out += ccache_storage_form(storage, settings.version);
+      const auto* kind = store_kind_of(store::scheme_of(storage));
+      out += kind ? kind->ccache_form(storage, settings.version) : std::string(storage);
       if (settings.remote_read_only && !names_read_only(storage))
         out += read_only_attribute;
     }
