@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <array>
 #include <cstdlib>
 #include <shimctl/cache/ccache_tool.hpp>
 #include <shimctl/cache/max_size.hpp>
@@ -8,6 +9,7 @@
 #include <shimctl/core/test_hooks.hpp>
 #include <shimctl/util/text.hpp>
 #include <sstream>
+#include <strings.h>
 
 namespace shimctl::cache {
 
@@ -240,6 +242,14 @@ public:
   unsigned file_umask() const override {
     const char* umask = std::getenv("CCACHE_UMASK");
     return umask && *umask ? static_cast<unsigned>(std::strtoul(umask, nullptr, 8) & 0777) : 022;
+  }
+  bool environment_reads_only() const override {
+    const char* value = std::getenv("CCACHE_READONLY");
+    if (!value)
+      return false;
+    constexpr std::array<const char*, 4> false_values = { "0", "false", "disable", "no" };
+    return std::ranges::none_of(false_values,
+                                [value](const char* no) { return ::strcasecmp(value, no) == 0; });
   }
   bool caches_host_half() const override {
     return true;
