@@ -361,7 +361,27 @@ free_port() {
   python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
 }
 
-# stop_pidfile FILE: stops the daemon whose pid FILE holds (up to 5 s) and removes FILE.
+# Users and groups for a test that runs something as another user (root only). make_test_group
+# NAME and make_test_user NAME [GROUP] (no home: the test makes and chowns what it gives the user;
+# shell /bin/sh; in GROUP if given) record what they made; remove_test_users, which the test's
+# EXIT trap runs (its suite's cleanup), ends the users' processes and removes users and groups.
+TEST_USERS=""
+TEST_GROUPS=""
+make_test_group() {
+  groupadd "$1" || fail "groupadd $1"
+  TEST_GROUPS="$TEST_GROUPS $1"
+}
+make_test_user() {
+  useradd -M -N -s /bin/sh ${2:+-G "$2"} "$1" || fail "useradd $1"
+  TEST_USERS="$TEST_USERS $1"
+}
+remove_test_users() {
+  local u g
+  for u in $TEST_USERS; do pkill -KILL -u "$u" 2>/dev/null; userdel "$u" 2>/dev/null; done
+  for g in $TEST_GROUPS; do groupdel "$g" 2>/dev/null; done
+  TEST_USERS="" TEST_GROUPS=""
+}
+
 # start_redis: a redis-server on a free port of 127.0.0.1 (REDIS_PORT, REDIS_URL), stopped when the
 # test's subshell exits.
 start_redis() {
@@ -376,6 +396,7 @@ start_redis() {
 
 stop_redis() { stop_pidfile "$TEST_DIR/redis.pid"; }
 
+# stop_pidfile FILE: stops the daemon whose pid FILE holds (up to 5 s) and removes FILE.
 stop_pidfile() {
   [ -f "$1" ] || return 0
   local pid i; pid=$(cat "$1")

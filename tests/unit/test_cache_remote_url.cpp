@@ -4,8 +4,10 @@
 #include <cstdlib>
 #include <doctest/doctest.h>
 #include <shimctl/cache/remote_url.hpp>
+#include <shimctl/cache/store_kind.hpp>
 #include <shimctl/cache/tool.hpp>
 #include <string>
+#include <utility>
 
 using namespace shimctl;
 
@@ -202,16 +204,38 @@ TEST_CASE("sccache's environment per store, credentials apart from the endpoint"
 }
 
 TEST_CASE("ccache: the URL form each version reads") {
-  CHECK(cache::ccache_storage_form("redis://:pw@h:1|read-only", "4.7.5") ==
+  const auto& redis = cache::redis_store();
+  // ccache sends no AUTH for an empty user: redis://:PASSWORD@ gets the user "default".
+  CHECK(redis.ccache_form("redis://:pw@h:1|read-only", "4.7.5") ==
         "redis://default:pw@h:1|read-only");
-  CHECK(cache::ccache_storage_form("redis://pw@h:1", "4.7.5") == "redis://pw@h:1");
-  CHECK(cache::ccache_storage_form("redis://127.0.0.1:*|shards=1,2(3)|read-only", "4.7.5") ==
+  CHECK(redis.ccache_form("redis://:pw@h:1", "4.14.2") == "redis://default:pw@h:1");
+  CHECK(redis.ccache_form("redis://pw@h:1", "4.7.5") == "redis://pw@h:1");
+  // ccache < 4.14 cannot parse a '*' port: the shards carry the host instead.
+  CHECK(redis.ccache_form("redis://127.0.0.1:*|shards=1,2(3)|read-only", "4.7.5") ==
         "redis://*|shards=127.0.0.1:1,127.0.0.1:2(3)|read-only");
-  CHECK(cache::ccache_storage_form("redis://127.0.0.1:*|shards=1,2", "4.14.2") ==
+  CHECK(redis.ccache_form("redis://127.0.0.1:*|shards=1,2", "4.14.2") ==
         "redis://127.0.0.1:*|shards=1,2");
-  CHECK(cache::ccache_storage_form("redis://*|shards=a:1,b:2", "4.7.5") ==
-        "redis://*|shards=a:1,b:2");
-  CHECK(cache::ccache_storage_form("http://h/c", "4.7.5") == "http://h/c");
+  CHECK(redis.ccache_form("redis://127.0.0.1:*", "4.7.5") == "redis://127.0.0.1:*");
+  CHECK(redis.ccache_form("redis://*|shards=a:1,b:2", "4.7.5") == "redis://*|shards=a:1,b:2");
+  CHECK(redis.ccache_form("redis+unix:/run/r.sock", "4.7.5") == "redis+unix:/run/r.sock");
+  CHECK(cache::http_store().ccache_form("http://h/c", "4.7.5") == "http://h/c");
+  // What ccache is told asks the store kind, for each storage of the list.
+  for (auto [version, told] : {
+         std::pair{ "4.7.5",
+                    "CCACHE_REMOTE_STORAGE=redis://default:pw@h:1 "
+                    "redis://*|shards=h:1,h:2|read-only http://h/c" },
+         std::pair{ "4.14.2",
+                    "CCACHE_REMOTE_STORAGE=redis://default:pw@h:1 "
+                    "redis://h:*|shards=1,2|read-only http://h/c" },
+       }) {
+    core::CacheSettings settings;
+    settings.kind = "ccache";
+    settings.version = version;
+    auto lines = cache::tool_of(settings).secret_environment(
+      settings, "redis://:pw@h:1 redis://h:*|shards=1,2|read-only http://h/c");
+    REQUIRE(lines.size() == 1);
+    CHECK_MESSAGE(lines[0] == told, version);
+  }
   for (const char* url : { "rediss://h", "https://h/c", "s3://b/p" }) {
     CHECK_MESSAGE(ccache47(url).find("use --cache sccache") != std::string::npos, url);
     CHECK_MESSAGE(ccache414(url).find("use --cache sccache") != std::string::npos, url);

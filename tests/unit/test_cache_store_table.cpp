@@ -22,6 +22,7 @@ const std::map<std::string, std::string> sample_url = {
   { "https", "https://user:S3cret@dav.example/cache" },
   { "s3", "s3://KEY:S3cret@127.0.0.1:4568/bucket" },
   { "file", "file:///srv/team-cache" },
+  { "crsh", "crsh:/run/ccache-storage.sock" },
 };
 
 core::CacheSettings settings_of(std::string_view tool) {
@@ -43,8 +44,11 @@ TEST_CASE("each scheme names the kind that lists it, and has a sample here") {
     auto schemes = kind->schemes();
     CHECK(std::ranges::find(schemes, scheme) != schemes.end());
   }
-  for (const auto* kind :
-       { &cache::redis_store(), &cache::http_store(), &cache::s3_store(), &cache::file_store() })
+  for (const auto* kind : { &cache::redis_store(),
+                            &cache::http_store(),
+                            &cache::s3_store(),
+                            &cache::file_store(),
+                            &cache::helper_store() })
     for (auto scheme : kind->schemes())
       CHECK_MESSAGE(sample_url.contains(std::string(scheme)), scheme, " has no sample URL");
   CHECK(cache::store_kind_of("ftp") == nullptr);
@@ -67,9 +71,11 @@ TEST_CASE("every tool judges every kind's URL; what it is told reads back to the
       CHECK_MESSAGE(tool.remote_url_of(settings, lines) == url, name, " ", url);
     }
   }
-  // ccache 4.14: its own Redis, HTTP and file storages, without TLS (rediss, https and S3 need
-  // a storage helper); sccache 0.17: Redis (TLS too, no socket path), WebDAV and S3, no directory.
-  CHECK(accepted["ccache"] == std::set<std::string>{ "file", "http", "redis", "redis+unix" });
+  // ccache 4.14: its own Redis, HTTP and file storages and a storage helper's endpoint, without
+  // TLS (rediss, https and S3 need a storage helper); sccache 0.17: Redis (TLS too, no socket
+  // path), WebDAV and S3, no directory.
+  CHECK(accepted["ccache"] ==
+        std::set<std::string>{ "crsh", "file", "http", "redis", "redis+unix" });
   CHECK(accepted["sccache"] == std::set<std::string>{ "http", "https", "redis", "rediss", "s3" });
 }
 

@@ -5,10 +5,10 @@
 #include <doctest/doctest.h>
 #include <filesystem>
 #include <shimctl/cache/link_store_place.hpp>
+#include <shimctl/cache/tool.hpp>
 #include <shimctl/links/link_store.hpp>
 #include <sys/stat.h>
 
-using shimctl::cache::ccache_reads_only;
 using shimctl::cache::link_store_place;
 using shimctl::cache::LinkStorePlace;
 using shimctl::links::LinkStore;
@@ -83,6 +83,7 @@ TEST_CASE("a shared device links' store: directories 2770, entries, verdicts and
 TEST_CASE(
   "the device links' store is beside a shared cache, read-only where the compile cache is") {
   ::unsetenv("CCACHE_READONLY");
+  ::unsetenv("SCCACHE_LOCAL_RW_MODE");
   shimctl::core::CacheSettings settings;
   settings.dir = "/srv/cache";
   SUBCASE("a shared cache") {
@@ -108,21 +109,47 @@ TEST_CASE(
     settings.remote_read_only = true;
     CHECK(link_store_place(&settings).read_only);
   }
-  SUBCASE("CCACHE_READONLY") {
-    ::setenv("CCACHE_READONLY", "1", 1);
-    CHECK(link_store_place(&settings).read_only);
-    CHECK(link_store_place(nullptr).read_only);
-    ::unsetenv("CCACHE_READONLY");
+  SUBCASE("the tool's read-only switch in the environment: that tool's, or any without one") {
+    struct Switch {
+      const char *tool, *other, *variable, *value;
+    };
+    for (auto s : { Switch{ "ccache", "sccache", "CCACHE_READONLY", "1" },
+                    Switch{ "sccache", "ccache", "SCCACHE_LOCAL_RW_MODE", "READ_ONLY" } }) {
+      CAPTURE(s.variable);
+      ::setenv(s.variable, s.value, 1);
+      settings.kind = s.tool;
+      CHECK(link_store_place(&settings).read_only);
+      CHECK(link_store_place(nullptr).read_only);
+      settings.kind = s.other;
+      CHECK_FALSE(link_store_place(&settings).read_only);
+      ::unsetenv(s.variable);
+    }
   }
 }
 
-TEST_CASE("CCACHE_READONLY reads only when set to anything but ccache's false values") {
-  CHECK_FALSE(ccache_reads_only(nullptr));
-  CHECK(ccache_reads_only("1"));
-  CHECK(ccache_reads_only("true"));
-  CHECK(ccache_reads_only(""));
-  for (const char* no : { "0", "false", "FALSE", "disable", "no" })
-    CHECK_FALSE(ccache_reads_only(no));
+TEST_CASE("each tool's read-only switch, as the tool reads it") {
+  const auto& ccache = *shimctl::cache::tool_named("ccache");
+  const auto& sccache = *shimctl::cache::tool_named("sccache");
+  ::unsetenv("CCACHE_READONLY");
+  ::unsetenv("SCCACHE_LOCAL_RW_MODE");
+  CHECK_FALSE(ccache.environment_reads_only());
+  CHECK_FALSE(sccache.environment_reads_only());
+  for (const char* yes : { "1", "true", "" }) {
+    ::setenv("CCACHE_READONLY", yes, 1);
+    CHECK_MESSAGE(ccache.environment_reads_only(), yes);
+  }
+  for (const char* no : { "0", "false", "FALSE", "disable", "no" }) {
+    ::setenv("CCACHE_READONLY", no, 1);
+    CHECK_FALSE_MESSAGE(ccache.environment_reads_only(), no);
+  }
+  ::unsetenv("CCACHE_READONLY");
+  for (const char* mode : { "READ_WRITE", "read_only", "" }) {
+    ::setenv("SCCACHE_LOCAL_RW_MODE", mode, 1);
+    CHECK_FALSE_MESSAGE(sccache.environment_reads_only(), mode);
+  }
+  ::setenv("SCCACHE_LOCAL_RW_MODE", "READ_ONLY", 1);
+  CHECK(sccache.environment_reads_only());
+  ::unsetenv("SCCACHE_LOCAL_RW_MODE");
 }
 
 TEST_CASE("measure's log: the device links' records counted, other records not") {

@@ -1,12 +1,15 @@
 #include <algorithm>
+#include <array>
 #include <cstdlib>
 #include <shimctl/cache/ccache_tool.hpp>
 #include <shimctl/cache/max_size.hpp>
 #include <shimctl/cache/remote_url.hpp>
 #include <shimctl/cache/secrets.hpp>
+#include <shimctl/cache/store_kind.hpp>
 #include <shimctl/core/test_hooks.hpp>
 #include <shimctl/util/text.hpp>
 #include <sstream>
+#include <strings.h>
 
 namespace shimctl::cache {
 
@@ -240,6 +243,14 @@ public:
     const char* umask = std::getenv("CCACHE_UMASK");
     return umask && *umask ? static_cast<unsigned>(std::strtoul(umask, nullptr, 8) & 0777) : 022;
   }
+  bool environment_reads_only() const override {
+    const char* value = std::getenv("CCACHE_READONLY");
+    if (!value)
+      return false;
+    constexpr std::array<const char*, 4> false_values = { "0", "false", "disable", "no" };
+    return std::ranges::none_of(false_values,
+                                [value](const char* no) { return ::strcasecmp(value, no) == 0; });
+  }
   bool caches_host_half() const override {
     return true;
   }
@@ -261,7 +272,8 @@ std::optional<std::string> ccache_remote_storage(const core::CacheSettings& sett
   if (remote)
     for (auto storage : util::words_of(*remote)) {
       out += out.empty() ? "" : " ";
-      out += ccache_storage_form(storage, settings.version);
+      const auto* kind = store_kind_of(store::scheme_of(storage));
+      out += kind ? kind->ccache_form(storage, settings.version) : std::string(storage);
       if (settings.remote_read_only && !names_read_only(storage))
         out += read_only_attribute;
     }

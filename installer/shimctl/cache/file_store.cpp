@@ -12,7 +12,9 @@ public:
     return { "file" };
   }
 
-  std::optional<std::string> ccache_problem(std::string_view url, std::string*) const override {
+  std::optional<std::string> ccache_problem(std::string_view url,
+                                            std::string_view /*version*/,
+                                            std::string* /*lacks*/) const override {
     auto dir = url.substr(sizeof "file:" - 1);
     if (dir.starts_with("//")) {
       auto a = store::authority_of(dir);
@@ -27,15 +29,8 @@ public:
     return std::string();
   }
 
-  SccacheStore sccache_store(const StoreUrl& url) const override {
-    return { {},
-             fmt::format("has scheme '{}', which sccache does not store to ({})",
-                         url.scheme,
-                         store::sccache_forms) };
-  }
-
-  std::string_view sccache_backend() const override {
-    return "";
+  bool on_this_machine() const override {
+    return true;
   }
 };
 

@@ -24,6 +24,7 @@ public:
   }
 
   std::optional<std::string> ccache_problem(std::string_view url,
+                                            std::string_view /*version*/,
                                             std::string* lacks) const override {
     if (!url.starts_with("http:")) {
       *lacks = "TLS"; // https: no built-in TLS in ccache

@@ -1,4 +1,4 @@
-#include <array>
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fmt/format.h>
@@ -7,24 +7,27 @@
 #include <shimctl/core/state_files.hpp>
 #include <shimctl/core/user_cache_dir.hpp>
 #include <shimctl/util/text.hpp>
-#include <strings.h>
 
 namespace shimctl::cache {
 
-bool ccache_reads_only(const char* value) {
-  if (!value)
-    return false;
-  constexpr std::array<const char*, 4> false_values = { "0", "false", "disable", "no" };
-  for (const char* no : false_values)
-    if (::strcasecmp(value, no) == 0)
-      return false;
-  return true;
+namespace {
+
+// The build's environment makes the compile cache read-only: SETTINGS' tool says so; without
+// settings (no install named), any tool of the table.
+bool environment_reads_only(const core::CacheSettings* settings) {
+  if (settings)
+    return tool_of(*settings).environment_reads_only();
+  return std::ranges::any_of(tool_names(), [](std::string_view name) {
+    const Tool* tool = tool_named(name);
+    return tool && tool->environment_reads_only();
+  });
 }
+
+} // namespace
 
 LinkStorePlace link_store_place(const core::CacheSettings* settings) {
   LinkStorePlace place;
-  place.read_only =
-    ccache_reads_only(std::getenv("CCACHE_READONLY")) || (settings && settings->remote_read_only);
+  place.read_only = environment_reads_only(settings) || (settings && settings->remote_read_only);
   if (settings && settings->shared_group && settings->dir) {
     place.dir = fmt::format("{}/{}", *settings->dir, shared_store_name);
     place.shared = true;

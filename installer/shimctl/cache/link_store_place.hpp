@@ -4,7 +4,8 @@
 // another's hit; a user outside the group links uncached. Without a shared cache it is the user's
 // own (<cache home>/shimctl/device-links, 0700). Only files are shared: every link runs as the
 // user who asked for it. Read-only where the compile cache is: an install with
-// --remote-read-only (an untrusted build's), or CCACHE_READONLY in the build's environment; a
+// --remote-read-only (an untrusted build's), or a build's environment that makes its cache tool
+// read-only (Tool::environment_reads_only: CCACHE_READONLY, sccache's SCCACHE_LOCAL_RW_MODE); a
 // read-only link may hit but changes nothing in the store.
 #pragma once
 
@@ -31,9 +32,5 @@ struct LinkStorePlace {
 // in SHIMCTL_LINK_STATE (the user's own when it is unset); an error naming the manifest when it
 // cannot be read.
 [[nodiscard]] util::Result<LinkStorePlace> link_store_place_of_link();
-
-// Whether ccache's CCACHE_READONLY (VALUE, nullptr when unset) makes the compile cache read-only:
-// set, and none of ccache's false values (0, false, disable, no).
-[[nodiscard]] bool ccache_reads_only(const char* value);
 
 } // namespace shimctl::cache

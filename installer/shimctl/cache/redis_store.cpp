@@ -60,6 +60,24 @@ std::string cluster_seeds(std::string first, std::string_view seeds) {
   return first;
 }
 
+// redis://HOST:*|shards=P1,P2 as ccache < 4.14 reads it: redis://*|shards=HOST:P1,HOST:P2, the
+// other attributes in place; nullopt without shards.
+std::optional<std::string> shards_by_host(std::string_view host,
+                                          const store::Attributes& attributes) {
+  std::string shards;
+  for (auto [key, value] : attributes)
+    if (key == "shards")
+      for (auto shard : util::fields_of(value, ','))
+        shards += fmt::format("{}{}:{}", shards.empty() ? "" : ",", host, shard);
+  if (shards.empty())
+    return std::nullopt;
+  std::string out = "redis://*";
+  for (auto [key, value] : attributes)
+    out += key == "shards" ? "|shards=" + shards
+                           : fmt::format("|{}{}{}", key, value.empty() ? "" : "=", value);
+  return out;
+}
+
 class RedisStore final : public StoreKind {
 public:
   std::vector<std::string_view> schemes() const override {
@@ -88,6 +106,7 @@ public:
   }
 
   std::optional<std::string> ccache_problem(std::string_view url,
+                                            std::string_view /*version*/,
                                             std::string* lacks) const override {
     auto scheme = store::scheme_of(url);
     if (scheme == "redis")
@@ -98,11 +117,25 @@ public:
     return std::nullopt;
   }
 
+  // redis://:PASSWORD@ becomes redis://default:PASSWORD@ (ccache sends no AUTH for an empty
+  // user), and before 4.14 redis://HOST:*|shards=P1,P2 becomes redis://*|shards=HOST:P1,HOST:P2
+  // (4.7 cannot parse a '*' port).
+  std::string ccache_form(std::string_view storage, std::string_view version) const override {
+    auto [url, attributes] = store::split_attributes(storage);
+    if (store::scheme_of(url) != "redis")
+      return std::string(storage);
+    auto a = authority_of(url.substr(sizeof "redis:" - 1));
+    if (a.userinfo && a.userinfo->starts_with(':'))
+      return fmt::format("redis://default{}", storage.substr(sizeof "redis://" - 1));
+    if (a.port != "*" || store::version_at_least(version, 4, 14) || a.userinfo || !a.rest.empty())
+      return std::string(storage);
+    return shards_by_host(a.host, attributes).value_or(std::string(storage));
+  }
+
   SccacheStore sccache_store(const StoreUrl& url) const override {
     SccacheStore store;
     if (url.scheme == "redis+unix") {
-      store.problem = fmt::format(
-        "has scheme '{}', which sccache does not store to ({})", url.scheme, store::sccache_forms);
+      store.problem = store::sccache_has_no(url.scheme);
       return store;
     }
     const auto& a = url.authority;

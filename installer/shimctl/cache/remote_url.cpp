@@ -1,7 +1,6 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
-#include <cstdlib>
 #include <filesystem>
 #include <optional>
 #include <shimctl/cache/remote_url.hpp>
@@ -50,10 +49,9 @@ bool storage_helper_installed(std::string_view scheme, const core::CacheSettings
 // One of ccache's storage URLs (attributes cut off): why ccache cannot store to it, or "".
 std::string ccache_url_problem(std::string_view url, const core::CacheSettings& tool) {
   auto scheme = scheme_of(url);
-  auto rest = url.substr(scheme.size() + 1);
   std::string lacks; // what ccache has no built-in storage for ("TLS", "S3")
   if (const auto* kind = store_kind_of(scheme))
-    if (auto problem = kind->ccache_problem(url, &lacks))
+    if (auto problem = kind->ccache_problem(url, tool.version, &lacks))
       return *problem;
   if (!lacks.empty() &&
       !(has_storage_helpers(tool.version) && storage_helper_installed(scheme, tool)))
@@ -67,8 +65,6 @@ std::string ccache_url_problem(std::string_view url, const core::CacheSettings& 
         ? fmt::format(" without a storage helper (ccache-storage-{} is not installed)", scheme)
         : "");
   if (has_storage_helpers(tool.version)) {
-    if (scheme == "crsh")
-      return rest.empty() ? "names no helper endpoint (crsh:/PATH/TO/SOCKET)" : "";
     if (storage_helper_installed(scheme, tool))
       return {};
     return fmt::format("has scheme '{}': {} has no such built-in storage and no storage helper "
@@ -185,8 +181,7 @@ SccacheStore sccache_store(std::string_view url, bool read_only) {
     }
   }
   if (!kind) {
-    store.problem = fmt::format(
-      "has scheme '{}', which sccache does not store to ({})", parsed.scheme, store::sccache_forms);
+    store.problem = store::sccache_has_no(parsed.scheme);
     return store;
   }
   auto kind_store = kind->sccache_store(parsed);
@@ -249,29 +244,6 @@ std::string sccache_tier_chain(std::string_view url, std::string_view version) {
   return "SCCACHE_MULTILEVEL_CHAIN=disk," + level;
 }
 
-std::string ccache_storage_form(std::string_view storage, std::string_view version) {
-  auto [url, attributes] = split_attributes(storage);
-  if (!url.starts_with("redis://"))
-    return std::string(storage);
-  auto a = authority_of(url.substr(sizeof "redis:" - 1));
-  if (a.userinfo && a.userinfo->starts_with(':'))
-    return fmt::format("redis://default{}", storage.substr(sizeof "redis://" - 1));
-  if (a.port != "*" || version_at_least(version, 4, 14) || a.userinfo || !a.rest.empty())
-    return std::string(storage);
-  std::string shards;
-  for (auto [key, value] : attributes)
-    if (key == "shards")
-      for (auto shard : util::fields_of(value, ','))
-        shards += fmt::format("{}{}:{}", shards.empty() ? "" : ",", a.host, shard);
-  if (shards.empty())
-    return std::string(storage);
-  std::string out = "redis://*";
-  for (auto [key, value] : attributes)
-    out += key == "shards" ? "|shards=" + shards
-                           : fmt::format("|{}{}{}", key, value.empty() ? "" : "=", value);
-  return out;
-}
-
 bool names_read_only(std::string_view url) {
   for (auto storage : util::words_of(url))
     for (auto [key, value] : split_attributes(storage).second)
@@ -281,26 +253,8 @@ bool names_read_only(std::string_view url) {
 }
 
 std::string with_environment_keys(std::string url) {
-  const char* id = std::getenv("AWS_ACCESS_KEY_ID");
-  const char* secret = std::getenv("AWS_SECRET_ACCESS_KEY");
-  if (!url.starts_with("s3://") || !id || !*id || !secret || !*secret)
-    return url;
-  auto [base, attributes] = split_attributes(url);
-  if (base.substr(0, base.find_first_of("/?#", 5)).find('@') != std::string_view::npos)
-    return url;
-  for (auto [key, value] : attributes)
-    if (key == "no-credentials")
-      return url;
-  auto encoded = [](std::string_view text) {
-    std::string out;
-    for (char c : text)
-      out += std::isalnum(static_cast<unsigned char>(c)) ||
-                 std::string_view("-._~").find(c) != std::string_view::npos
-               ? std::string(1, c)
-               : fmt::format("%{:02X}", static_cast<unsigned char>(c));
-    return out;
-  };
-  return fmt::format("s3://{}:{}@{}", encoded(id), encoded(secret), url.substr(5));
+  const auto* kind = store_kind_of(scheme_of(url));
+  return kind ? kind->with_environment_credential(std::move(url)) : url;
 }
 
 } // namespace shimctl::cache

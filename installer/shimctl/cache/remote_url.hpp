@@ -53,19 +53,13 @@ namespace shimctl::cache {
 // scheme names no sccache store.
 [[nodiscard]] std::string sccache_tier_chain(std::string_view url, std::string_view version);
 
-// One storage of ccache's list in the form ccache at VERSION reads: redis://:PASSWORD@ becomes
-// redis://default:PASSWORD@ (ccache sends no AUTH for an empty user), and before 4.14
-// redis://HOST:*|shards=P1,P2 becomes redis://*|shards=HOST:P1,HOST:P2 (4.7 cannot parse a '*'
-// port). Anything else, attributes included, as given.
-[[nodiscard]] std::string ccache_storage_form(std::string_view storage, std::string_view version);
-
 // URL (any tool's form) asks to read only: one of its storages has the attribute |read-only
 // (the same as --remote-read-only).
 [[nodiscard]] bool names_read_only(std::string_view url);
 
-// URL with install's S3 keys (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY from this process's
-// environment) as its user and password, for an s3:// URL that names none and has no
-// |no-credentials: the secrets file then carries them (secrets.hpp). Any other URL as given.
+// URL with the credential its store kind takes from install's environment (s3_store.cpp:
+// AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, for an s3:// URL that names none and has no
+// |no-credentials): the secrets file then carries it (secrets.hpp). Any other URL as given.
 [[nodiscard]] std::string with_environment_keys(std::string url);
 
 } // namespace shimctl::cache

@@ -1,12 +1,25 @@
 // S3 stores, for sccache: s3://[KEY_ID:SECRET@]BUCKET[/PREFIX] with |endpoint=URL (an
 // S3-compatible server), |region=R, |virtual-host, |no-credentials. ccache has no S3 storage of
 // its own (a storage helper may bring it: remote_url.cpp).
+#include <cctype>
+#include <cstdlib>
 #include <shim/formats.h>
 #include <shimctl/cache/store_kind.hpp>
 
 namespace shimctl::cache {
 
 namespace {
+
+// TEXT with all but RFC 3986's unreserved characters as %XX.
+std::string percent_encoded(std::string_view text) {
+  std::string out;
+  for (char c : text)
+    out += std::isalnum(static_cast<unsigned char>(c)) ||
+               std::string_view("-._~").find(c) != std::string_view::npos
+             ? std::string(1, c)
+             : fmt::format("%{:02X}", static_cast<unsigned char>(c));
+  return out;
+}
 
 class S3Store final : public StoreKind {
 public:
@@ -32,7 +45,9 @@ public:
     return std::nullopt;
   }
 
-  std::optional<std::string> ccache_problem(std::string_view, std::string* lacks) const override {
+  std::optional<std::string> ccache_problem(std::string_view,
+                                            std::string_view /*version*/,
+                                            std::string* lacks) const override {
     *lacks = "S3";
     return std::nullopt;
   }
@@ -79,6 +94,26 @@ public:
     if (!url.password.empty())
       env.push_back("AWS_SECRET_ACCESS_KEY=" + url.password);
     return store;
+  }
+
+  // install's AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY as the URL's user and password, unless
+  // it names one or has |no-credentials.
+  std::string with_environment_credential(std::string url) const override {
+    const char* id = std::getenv("AWS_ACCESS_KEY_ID");
+    const char* secret = std::getenv("AWS_SECRET_ACCESS_KEY");
+    if (!id || !*id || !secret || !*secret)
+      return url;
+    auto [base, attributes] = store::split_attributes(url);
+    auto rest = base.substr(sizeof "s3:" - 1);
+    if (!rest.starts_with("//") || store::authority_of(rest).userinfo)
+      return url;
+    for (auto [key, value] : attributes)
+      if (key == "no-credentials")
+        return url;
+    return fmt::format("s3://{}:{}@{}",
+                       percent_encoded(id),
+                       percent_encoded(secret),
+                       url.substr(sizeof "s3://" - 1));
   }
 
   std::string_view sccache_backend() const override {

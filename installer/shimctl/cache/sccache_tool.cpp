@@ -320,6 +320,10 @@ public:
   unsigned file_umask() const override {
     return 022;
   }
+  bool environment_reads_only() const override {
+    const char* mode = std::getenv("SCCACHE_LOCAL_RW_MODE");
+    return mode && std::string_view(mode) == "READ_ONLY"; // sccache's own test: READ_ONLY exactly
+  }
   bool caches_host_half() const override {
     // sccache 0.17 caches no compile with -Xclang -fcuda-include-gpubinary ("Can't handle
     // UnknownFlag arguments with -Xclang"): a host half would compile every time.

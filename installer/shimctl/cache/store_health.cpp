@@ -33,10 +33,10 @@ std::optional<StoreProbe> store_probe(const std::optional<std::string>& remote) 
     auto [base, attributes] = store::split_attributes(word);
     StoreUrl url;
     url.scheme = store::scheme_of(base);
-    if (url.scheme.empty() || url.scheme == "file")
+    const auto* kind = store_kind_of(url.scheme);
+    if (url.scheme.empty() || (kind && kind->on_this_machine()))
       continue;
     url.rest = base.substr(url.scheme.size() + 1);
-    const auto* kind = store_kind_of(url.scheme);
     if (!kind || !url.rest.starts_with("//"))
       return std::nullopt;
     url.authority = store::authority_of(url.rest);

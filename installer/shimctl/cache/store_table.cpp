@@ -7,9 +7,9 @@ namespace shimctl::cache {
 namespace {
 
 // The kinds of store shimctl knows, as ccache's storage/storage.cpp lists its backends.
-const std::array<const StoreKind*, 4>& store_kinds() {
-  static const std::array<const StoreKind*, 4> kinds{
-    &redis_store(), &http_store(), &s3_store(), &file_store()
+const std::array<const StoreKind*, 5>& store_kinds() {
+  static const std::array<const StoreKind*, 5> kinds{
+    &redis_store(), &http_store(), &s3_store(), &file_store(), &helper_store()
   };
   return kinds;
 }

@@ -116,6 +116,11 @@ std::pair<std::string, std::string> user_and_password(std::string_view userinfo)
            percent_decoded(userinfo.substr(colon + 1)) };
 }
 
+std::string sccache_has_no(std::string_view scheme) {
+  return fmt::format(
+    "has scheme '{}', which sccache does not store to ({})", scheme, sccache_forms);
+}
+
 std::string tool_name(const core::CacheSettings& tool) {
   return tool.version.empty() ? tool.kind : fmt::format("{} {}", tool.kind, tool.version);
 }

@@ -51,6 +51,10 @@ inline constexpr std::string_view sccache_forms =
   "redis://[USER:PASSWORD@]HOST:PORT, rediss://..., redis://HOST:PORT|cluster, "
   "http(s)://[USER:PASSWORD@]HOST/PATH (WebDAV), s3://BUCKET/PREFIX|endpoint=URL|region=R";
 
+// Why a store of SCHEME is none for sccache ("has scheme 'file', which sccache does not store
+// to (FORMS)").
+[[nodiscard]] std::string sccache_has_no(std::string_view scheme);
+
 // The tool and its version for messages (ccache 4.7.5), or the tool alone when it is unknown.
 [[nodiscard]] std::string tool_name(const core::CacheSettings& tool);
 

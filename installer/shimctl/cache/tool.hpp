@@ -195,6 +195,11 @@ public:
   // shim/pieces_handoff.c); {} for a tool without one.
   [[nodiscard]] virtual std::vector<std::string> piece_depend_args(
     const std::string& depfile) const = 0;
+  // This process's environment (a build's) makes the compile cache read-only: ccache's
+  // CCACHE_READONLY set to anything but its false values (0, false, disable, no); sccache's
+  // SCCACHE_LOCAL_RW_MODE=READ_ONLY (its read-only disk cache, sccache >= 0.7). The device
+  // links' store follows it (link_store_place.hpp).
+  [[nodiscard]] virtual bool environment_reads_only() const = 0;
   // It caches a host compile that embeds a fatbin (-Xclang -fcuda-include-gpubinary).
   [[nodiscard]] virtual bool caches_host_half() const = 0;
   // It runs compiles under a jobserver of its own: a compile that runs pieces through it hands

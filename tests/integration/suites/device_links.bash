@@ -141,7 +141,7 @@ test_device_link_linker_changed() {
 }
 
 dl_mu_cleanup() {
-  [ -n "${DL_USER:-}" ] && { pkill -KILL -u "$DL_USER" 2>/dev/null; userdel "$DL_USER" 2>/dev/null; }
+  remove_test_users
   [ -n "${DL_MU:-}" ] && rm -rf "$DL_MU"
 }
 
@@ -153,7 +153,7 @@ test_device_links_other_user() {
   DL_MU=$(mktemp -d /var/tmp/shimctl-dl.XXXXXX)
   chmod 755 "$DL_MU"
   trap dl_mu_cleanup EXIT
-  useradd -M -N -s /bin/sh "$DL_USER" || fail "useradd $DL_USER"
+  make_test_user "$DL_USER"
   mkdir -p "$DL_MU/home-root" "$DL_MU/home-user"
   P=$DL_MU/rocm
   "$SCRIPTS/make-rocm-prefix" "$P" "${DL_PREFIX_ARGS[@]}" >/dev/null || fail "make-rocm-prefix"
@@ -232,9 +232,7 @@ test_device_links_disabled_and_read_only() {
 }
 
 dl_sc_cleanup() {
-  local u
-  for u in ${DL_SC_USERS:-}; do pkill -KILL -u "$u" 2>/dev/null; userdel "$u" 2>/dev/null; done
-  [ -n "${DL_SC_GROUP:-}" ] && groupdel "$DL_SC_GROUP" 2>/dev/null
+  remove_test_users
   [ -n "${DL_SC:-}" ] && rm -rf "$DL_SC"
 }
 
@@ -258,10 +256,10 @@ test_device_links_shared_cache() {
   DL_SC=$(mktemp -d /var/tmp/shimctl-dlsc.XXXXXX)
   chmod 755 "$DL_SC"
   trap dl_sc_cleanup EXIT
-  groupadd "$DL_SC_GROUP" || fail "groupadd $DL_SC_GROUP"
-  useradd -M -N -s /bin/sh -G "$DL_SC_GROUP" "dla$tag" || fail "useradd dla$tag"
-  useradd -M -N -s /bin/sh -G "$DL_SC_GROUP" "dlb$tag" || fail "useradd dlb$tag"
-  useradd -M -N -s /bin/sh "dlc$tag" || fail "useradd dlc$tag"
+  make_test_group "$DL_SC_GROUP"
+  make_test_user "dla$tag" "$DL_SC_GROUP"
+  make_test_user "dlb$tag" "$DL_SC_GROUP"
+  make_test_user "dlc$tag"
   for u in $DL_SC_USERS; do mkdir -p "$DL_SC/home-$u" && chown "$u" "$DL_SC/home-$u"; done
   P=$DL_SC/rocm
   local S=$DL_SC/shared store=$DL_SC/shared/shimctl-device-links

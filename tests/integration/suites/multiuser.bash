@@ -27,10 +27,10 @@ mu_fixture() {
   MU_ROOT=$(mktemp -d /var/tmp/shimctl-mu.XXXXXX)
   chmod 755 "$MU_ROOT"
   trap mu_cleanup EXIT
-  groupadd "$G" || fail "groupadd $G"
-  useradd -M -N -s /bin/sh -G "$G" "$UA" || fail "useradd $UA"
-  useradd -M -N -s /bin/sh -G "$G" "$UB" || fail "useradd $UB"
-  useradd -M -N -s /bin/sh "$UC" || fail "useradd $UC"
+  make_test_group "$G"
+  make_test_user "$UA" "$G"
+  make_test_user "$UB" "$G"
+  make_test_user "$UC"
   if [ "${STACK:-debian12}" = sid ]; then shared=$(rocm_prefix sid); else shared=$(rocm_prefix 15); fi ||
     fail "cannot build the ROCm fixture prefix"
   P=$MU_ROOT/rocm
@@ -54,14 +54,8 @@ EOF
 }
 
 mu_cleanup() {
-  local u
   [ -n "${P:-}" ] && [ -d "$P/.shimctl" ] && "$SHIMCTL" rollback "$P" >/dev/null 2>&1
-  for u in "${UA:-}" "${UB:-}" "${UC:-}"; do
-    [ -n "$u" ] || continue
-    pkill -KILL -u "$u" 2>/dev/null
-    userdel "$u" 2>/dev/null
-  done
-  [ -n "${G:-}" ] && groupdel "$G" 2>/dev/null
+  remove_test_users
   [ -n "${MU_ROOT:-}" ] && rm -rf "$MU_ROOT"
 }
 

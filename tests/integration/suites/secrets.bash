@@ -35,23 +35,18 @@ url() { echo "redis://$1@127.0.0.1:$REDIS_PORT"; }
 shown_url() { echo "redis://***@127.0.0.1:$REDIS_PORT"; }
 
 # Every test: `trap cleanup EXIT` first. Stops Redis, removes the users and groups it made.
-USERS_MADE=""
-GROUPS_MADE=""
 cleanup() {
-  local u g
   stop_redis
-  for u in $USERS_MADE; do userdel -r "$u" >/dev/null 2>&1; done
-  for g in $GROUPS_MADE; do groupdel "$g" >/dev/null 2>&1; done
+  remove_test_users
 }
 
 # make_user [GROUP]: a new user (name in NEW_USER) with its home in $TEST_DIR, in GROUP if given.
 make_user() {
   NEW_USER=shsec$(printf '%04x%04x' $$ $RANDOM)
-  useradd -m -d "$TEST_DIR/home-$NEW_USER" -s /bin/sh ${1:+-G "$1"} "$NEW_USER" ||
-    fail "useradd $NEW_USER"
-  USERS_MADE="$USERS_MADE $NEW_USER"
+  make_test_user "$NEW_USER" "${1:-}"
+  mkdir -m 700 "$TEST_DIR/home-$NEW_USER"
   printf 'int user_answer(int x) { return x * 17; }\n' > "$TEST_DIR/home-$NEW_USER/u.c"
-  chown "$NEW_USER" "$TEST_DIR/home-$NEW_USER/u.c"
+  chown -R "$NEW_USER" "$TEST_DIR/home-$NEW_USER"
 }
 
 # as_user USER CMD...: CMD as USER in its home, with a clean environment.
@@ -326,8 +321,7 @@ test_shared_cache_group_reads_the_secret() {
   pw=$(password Hotel)
   start_auth_redis "$pw"
   g=shsg$(printf '%04x%04x' $$ $RANDOM)
-  groupadd "$g" || fail "groupadd $g"
-  GROUPS_MADE=$g
+  make_test_group "$g"
   make_user "$g"
   member=$NEW_USER
   make_user
