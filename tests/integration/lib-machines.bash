@@ -15,11 +15,20 @@
 #   install_store TOOL URL [FLAGS]  shimctl install $P --cache TOOL --remote URL --no-verify FLAGS
 #   compile_on X SRC [COMPILER]     machine X (an empty local cache of its own, and for sccache a
 #                                   server of its own) compiles SRC to $TEST_DIR/X-SRC/o.o
-#   ref SRC; same A B; cstat X COUNTER; sstat X EXPR; scounts X
+#   ref SRC; same A B; cstat X COUNTER; sstat X EXPR; scounts X; json_of FILE EXPR
 #   verify_warns NAME SHOWN [--json]; expect_refused NAME -- INSTALL-ARGS...
 #   expect_secrets_hold PW; expect_secret_kept PW... [-- DIR...]
 # A hit on a new machine can only come from the store: only the store is shared. After a
 # re-install a new machine is used (a running sccache server keeps the store it started with).
+
+# json_of FILE 'PYTHON EXPRESSION over d' [ARG]: the expression over FILE's JSON (d; ARG is
+# sys.argv[3]); a string as it is, anything else as JSON (true, not True). (The sid root has no jq.)
+json_of() {
+  python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+v = eval(sys.argv[2])
+print(v if isinstance(v, str) else json.dumps(v))' "$@" || fail "cannot read $2 from $1"
+}
 
 # version_lt A B: version A is older than B (sort -V).
 version_lt() { [ "$1" != "$2" ] && [ "$(printf '%s\n%s\n' "$1" "$2" | sort -V | head -1)" = "$1" ]; }
@@ -40,7 +49,7 @@ stack_compilers_are() {
 }
 
 # store_fixture: P = a copy (cp -a) of the stack's fixture prefix (built once per suite);
-# sources s1.cpp..s10.cpp and k.hip in $TEST_DIR; HOME and TMPDIR (verify's scratch files) there;
+# sources s1.cpp..s10.cpp and k.hip in $TEST_DIR; HOME and TMPDIR (verify's scratch files) of its own;
 # out/ for every output; the cleanup trap. CLANG, CLANGXX, HIPCC: the prefix's compilers.
 store_fixture() {
   trap machines_cleanup EXIT
@@ -55,8 +64,10 @@ store_fixture() {
   printf '#include <hip/hip_runtime.h>\n__global__ void team(float* x) { x[threadIdx.x] = sqrtf(x[threadIdx.x]) + 1.0f; }\n' \
     > "$TEST_DIR/k.hip"
   mkdir -p "$TEST_DIR/out"
-  export HOME=$TEST_DIR/home TMPDIR=$TEST_DIR/tmp
-  mkdir -p "$HOME" "$TMPDIR"
+  # Short paths: sccache puts a socket in TMPDIR (and the shim its server's in HOME's runtime
+  # directory), and a socket's path has a length limit (SUN_LEN; TEST_DIR names the test).
+  HOME=$(mktemp -d "$SUITE_TMP/h.XXXX") && TMPDIR=$(mktemp -d "$SUITE_TMP/t.XXXX") || fail "mktemp"
+  export HOME TMPDIR
   cd "$TEST_DIR" || fail cd
 }
 
@@ -158,8 +169,9 @@ verify_warns() {
   echo "    (verify with $1: $(elapsed_since "$t0") s, exit $rc)"
   expect_eq 0 "$rc" "exit status of verify with $1 ($(shown "verify-$1" | grep -i remote | head -3))"
   if [ "${3:-}" = --json ]; then
-    expect_eq "warning" "$(jq -r --arg u "$2" '[.checks[] | select(.subject == "remote" and (.check == $u)) | .result] | join(",")' \
-      "$TEST_DIR/out/verify-$1")" "verify --json's remote check for $2"
+    expect_eq "warning" "$(json_of "$TEST_DIR/out/verify-$1" \
+      '",".join(c["result"] for c in d["checks"] if c["subject"] == "remote" and c["check"] == sys.argv[3])' "$2")" \
+      "verify --json's remote check for $2"
     return
   fi
   grep -E "^remote +.*warning" "$TEST_DIR/out/verify-$1" | grep -qF -- "remote storage $2" ||
