@@ -5,12 +5,12 @@ build dirs with the same cache; aiter also a fresh container (an empty local cac
 its only source of hits). The drivers' own timings (wall ms of each step) and counts (their
 compile, link and probe steps each run under `shimctl measure --json`), medians over rounds."""
 import socket
-import statistics
 import subprocess
 import time
 from collections import defaultdict
 
 from .common import BenchError, log
+from .common import median
 from .report_util import check
 
 DRIVERS = ("aiter", "cpp_extension", "deepspeed", "inductor")
@@ -32,7 +32,7 @@ def summarize(prefix, files):
             vals[k].append(x)
     med = {}
     for k, v in sorted(vals.items()):
-        med[k] = statistics.median(v)
+        med[k] = median(v)
         out[f"{prefix}.{k}"] = med[k]
         if k.endswith("_ms"):
             out[f"{prefix}.{k}.min"], out[f"{prefix}.{k}.max"], out[f"{prefix}.{k}.n"] = min(v), max(v), len(v)

@@ -8,10 +8,11 @@ import tempfile
 import time
 from pathlib import Path
 
-from . import analysis, callers, chart, cold, hits, links, pieces, report, stores, workloads
+from . import analysis, callers, chart, cold, ggml, hits, links, pieces, report, stores, workloads
 from .common import Bench, BenchError, first_line, have_rocm, loadavg, log
 
-USAGE = "scripts/bench [--quick] [--section all|callers|ggml|cold|stores|pieces|links] [--out DIR] [--keep]"
+USAGE = ("scripts/bench [--quick] [--section all|callers|ggml|cold|stores|pieces|links] [--pieces|--pieces-only] "
+         "[--out DIR] [--keep]")
 
 
 def sizes(quick):
@@ -117,11 +118,19 @@ def main(argv):
     p.add_argument("--section", default="all", choices=("all", "callers", "ggml", "cold", "stores", "pieces", "links"))
     p.add_argument("--out")
     p.add_argument("--keep", action="store_true")
+    p.add_argument("--pieces", dest="ggml_pieces", action="store_const", const="yes", default="no")
+    p.add_argument("--pieces-only", dest="ggml_pieces", action="store_const", const="only")
     a = p.parse_args(argv)
     root = Path(__file__).resolve().parents[3]
-    if a.section == "ggml":  # its own script: it runs in the sid root with its own shimctl build
-        args = (["--quick"] if a.quick else []) + (["--out", a.out] if a.out else []) + (["--keep"] if a.keep else [])
-        os.execvp("bash", ["bash", str(root / "scripts/lib/bench-ggml.bash"), *args])
+    if a.ggml_pieces != "no" and a.section != "ggml":
+        p.error("--pieces and --pieces-only go with --section ggml")
+    if a.section == "ggml":  # inside the sid root with its own shimctl build (ggml.py)
+        try:
+            ggml.section_ggml(root, a.quick, a.out, a.keep, a.ggml_pieces)
+            return 0
+        except (BenchError, OSError, subprocess.CalledProcessError) as e:
+            log(f"failed: {e}")
+            return 1
     build = Path(os.environ.get("BUILD_DIR") or root / "build").absolute()
     for exe in (build / "installer/shimctl", build / "shim/shimctl-shim"):
         if not os.access(exe, os.X_OK):

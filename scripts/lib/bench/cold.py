@@ -40,6 +40,7 @@ from pathlib import Path
 
 from . import cold_stack
 from .common import BenchError, loadavg, log, run_in_sid, run_stack, sid_build_binds, sid_paths
+from .report_util import write_report
 
 
 def pick_tools(*tools):
@@ -95,9 +96,7 @@ def section_cold(b):
     info["load_end"] = loadavg()
     results = [json.loads(p.read_text()) for p in sorted(b.W.glob("cold-*/results.json"))]
     md = cold_stack.report(info, results)
-    (b.out / "COLD.md").write_text(md)
-    print(md, end="")
-    log(f"wrote {b.out}/COLD.md")
+    write_report(b.out, "COLD.md", "", md)
 
 
 def stack_main(argv):

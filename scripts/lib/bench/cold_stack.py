@@ -7,11 +7,12 @@ import os
 import re
 import shutil
 import signal
-import statistics
 import subprocess
 import sys
 import time
 from pathlib import Path
+
+from .common import median, quartiles
 
 SCRIPTS = Path(__file__).resolve().parents[2]
 SHAPES = {  # the compiler (relative to the prefix: CLANG for the stack's clang++) and its arguments
@@ -325,12 +326,12 @@ def report(info, stacks):
     rows = [(s, x) for s in stacks for x in s["shapes"]]
     for s, x in rows:
         v = x["times"]
-        o, sh = statistics.median(t[0] for t in v), statistics.median(t[1] for t in v)
+        o, sh = median(t[0] for t in v), median(t[1] for t in v)
         ratios = [t[1] / t[0] for t in v]
-        r = statistics.median(ratios)
-        q = statistics.quantiles(ratios, n=4) if len(ratios) > 1 else [r, r, r]
+        r = median(ratios)
+        q = quartiles(ratios) or (r, r)
         label = s["labels"].get(x["shape"], x["shape"])
-        L.append(f"| {s['stack']} | {x['tool']} | `{label}` | {o:.3f} | {sh:.3f} | {r:.3f} | {q[0]:.2f}-{q[2]:.2f} | "
+        L.append(f"| {s['stack']} | {x['tool']} | `{label}` | {o:.3f} | {sh:.3f} | {r:.3f} | {q[0]:.2f}-{q[1]:.2f} | "
                  f"{'met' if r <= 1.03 else '**missed**'} | {len(v)} | {outcome(x['measure'])} | "
                  f"{runs_text(x['runs'].get('orig'))} | {runs_text(x['runs'].get('shim'))} |")
     L += ["", "Clang executions of one compile in detail (driver runs, cc1 jobs, -E among them, probes):", "",

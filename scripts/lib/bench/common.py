@@ -211,6 +211,22 @@ def put_run_counts(b, prefix, name, ms):
     b.put(f"{prefix}.{name}.direct", per_run([m.get("direct_hits") for m in ms]))
 
 
+# ---- statistics: the one median and quartiles of every section ---------------------------------
+def median(values):
+    """The median of VALUES (any iterable of numbers), or None when there are none."""
+    v = list(values)
+    return statistics.median(v) if v else None
+
+
+def quartiles(values):
+    """(p25, p75) of VALUES (statistics.quantiles, the exclusive method), or None below two values."""
+    v = list(values)
+    if len(v) < 2:
+        return None
+    q = statistics.quantiles(v, n=4)
+    return q[0], q[2]
+
+
 # ---- statistics from hyperfine's --export-json -----------------------------------------------
 def results(path):
     return json.loads(Path(path).read_text())["results"]
@@ -237,14 +253,14 @@ def summarize(files, base=None):
     out = {}
     for name, t in times.items():
         ms = [x * 1e3 for x in t]
-        s = {"n": len(ms), "wall": statistics.median(ms), "mean": statistics.mean(ms),
+        s = {"n": len(ms), "wall": median(ms), "mean": statistics.mean(ms),
              "stddev": statistics.stdev(ms) if len(ms) > 1 else 0.0, "min": min(ms), "max": max(ms),
              "wall_p10": pct(ms, 0.1), "wall_p90": pct(ms, 0.9),
              "cpu": statistics.mean(cpus[name]) * 1e3}
         pairs = [x for x in rounds.values() if name in x and base in x] if base else []
         if pairs:
-            s["paired_wall"] = statistics.median(x[name][0] / x[base][0] for x in pairs)
-            s["paired_cpu"] = statistics.median(x[name][1] / x[base][1] for x in pairs)
+            s["paired_wall"] = median(x[name][0] / x[base][0] for x in pairs)
+            s["paired_cpu"] = median(x[name][1] / x[base][1] for x in pairs)
             s["rounds"] = len(pairs)
         out[name] = s
     return out
@@ -263,7 +279,7 @@ def single(files):
     out = {}
     for name, t in times.items():
         ms = [x * 1e3 for x in t]
-        out[name] = {"n": len(ms), "median": statistics.median(ms), "mean": statistics.mean(ms),
+        out[name] = {"n": len(ms), "median": median(ms), "mean": statistics.mean(ms),
                      "stddev": statistics.stdev(ms) if len(ms) > 1 else 0.0,
                      "min": min(ms), "max": max(ms), "cpu": statistics.mean(cpus[name]) * 1e3,
                      "exit": ",".join(map(str, sorted(codes[name])))}
@@ -352,3 +368,11 @@ def run_in_sid(b, what, binds, argv):
         run_stack(what, [b.scripts / "sid-run", *[a for d in binds for a in ("--bind", d)], sid_root, "env", *argv])
     finally:
         remove_bind_points(sid_root, binds)
+
+
+def stack_module(b, name, *args):
+    """The command (for `env`) that runs bench.NAME (a per-stack module: links_stack, pieces_stack,
+    stores_stack) with ARGS at niceness BENCH_NICE, on the host or inside the sid root; -B: no
+    __pycache__ in the checkout."""
+    return [f"PYTHONPATH={b.scripts / 'lib'}", "nice", "-n", str(b.nice), "python3", "-B", "-m", f"bench.{name}",
+            *args]

@@ -7,9 +7,9 @@ with SID_BUILD_DIR's. Environment: BENCH_LINKS_ROUNDS (default 5, --quick 1), BE
 (default "debian12 sid sid23"), SID_BUILD_DIR, SHIMCTL_SID_ROOT. Nothing is gated on time.
 """
 import os
-import statistics
 
-from .common import BenchError, loadavg, log, run_in_sid, run_stack, sid_build_binds, sid_paths, tsv
+from .common import BenchError, loadavg, log, run_in_sid, run_stack, sid_build_binds, sid_paths, stack_module, tsv
+from .report_util import fmt_median, spread, write_report
 
 STEPS = [  # (step, what, goal)
     ("fresh", "a fresh build directory, {A,B}: every device link a hit", "<= 0.05"),
@@ -21,31 +21,26 @@ STEPS = [  # (step, what, goal)
 def section_links(b):
     rounds = int(os.environ.get("BENCH_LINKS_ROUNDS") or (1 if b.quick else 5))
     stacks = os.environ.get("BENCH_LINKS_STACKS", "debian12 sid sid23").split()
-    nice = ["nice", "-n", str(b.nice)]
     load_start = loadavg()
-    module = ["env", f"PYTHONPATH={b.scripts / 'lib'}", *nice, "python3", "-m", "bench.links_stack"]
     for stack in stacks:
         work = b.W / f"links-{stack}"
         if stack == "debian12":
             log(f"links: debian12, {rounds} rounds (shimctl: {b.build})")
-            run_stack("links", [*module, stack, work, b.shimctl, rounds])
+            run_stack("links", ["env", *stack_module(b, "links_stack", stack, work, b.shimctl, rounds)])
         elif stack in ("sid", "sid23"):
             sid_root, sid_build = sid_paths(b)
             if not os.access(sid_build / "installer/shimctl", os.X_OK):
                 raise BenchError(f"no shimctl build in {sid_build} (SID_BUILD_DIR)")
             log(f"links: {stack}, {rounds} rounds (shimctl: {sid_build}, root {sid_root})")
             run_in_sid(b, "links", sid_build_binds(b, sid_build),
-                       [f"PYTHONPATH={b.scripts / 'lib'}", *nice, "python3", "-m", "bench.links_stack", stack, work,
-                        sid_build / "installer/shimctl", rounds])
+                       stack_module(b, "links_stack", stack, work, sid_build / "installer/shimctl", rounds))
         else:
             raise BenchError(f"BENCH_LINKS_STACKS: unknown stack {stack} (debian12, sid, sid23)")
     info = {"started": b.get("bench.started"), "load_start": load_start, "load_end": loadavg(),
             "machine": f"{os.cpu_count()} cores, {b.get('machine.cpu')}", "rounds": rounds}
     md = report(info, [read_stack(b.W / f"links-{s}", s) for s in stacks if (b.W / f"links-{s}").is_dir()])
     title = f"# Device links per GPU target (scripts/bench --section links{' --quick' if b.quick else ''}, {info['started']})\n\n"
-    print(title + md, end="", flush=True)
-    (b.out / "LINKS.md").write_text(title + md)
-    log(f"wrote {b.out}/LINKS.md")
+    write_report(b.out, "LINKS.md", title, md)
     return md
 
 
@@ -59,15 +54,6 @@ def read_stack(work, stack):
     for step, r, v in (l[:3] for l in tsv(work / "cmp.tsv") if len(l) >= 3):
         cmp.setdefault(step, []).append(v)
     return {"stack": stack, "info": info, "times": times, "links": links, "cmp": cmp}
-
-
-def spread(v):
-    if not v:
-        return "-"
-    if len(v) < 2:
-        return f"{v[0]:.3f}"
-    q = statistics.quantiles(v, n=4)
-    return f"{statistics.median(v):.3f} ({q[0]:.3f}-{q[2]:.3f})"
 
 
 def report(info, stacks):
@@ -90,7 +76,7 @@ def report(info, stacks):
             ratios = [a[r] / u[r] for r in a if r in u and u[r] > 0]
             kinds = sorted(set(s["links"].get(step, [])))
             c = s["cmp"].get(step, [])
-            L.append(f"| {s['stack']} | {what} | {statistics.median(a.values()):.2f} | "
-                     f"{statistics.median(u.values()):.2f} | {spread(ratios)} | {goal} | {', '.join(kinds) or '-'} | "
+            L.append(f"| {s['stack']} | {what} | {fmt_median(a.values())} | "
+                     f"{fmt_median(u.values())} | {spread(ratios, '{:.3f}')} | {goal} | {', '.join(kinds) or '-'} | "
                      f"{c.count('same')}/{len(c)} same |")
     return "\n".join(L) + "\n"

@@ -31,6 +31,8 @@ import sys
 import time
 from pathlib import Path
 
+from . import kernels
+
 STACKS = {  # prefix arguments, clang++ in the prefix, A, B, C, llvm-ar, instantiations per type and TU
     "debian12": (["--llvm", "15"], "llvm/bin/clang++", "gfx908", "gfx90a", "gfx1030", "/usr/lib/llvm-15/bin/llvm-ar",
                  16),
@@ -40,30 +42,12 @@ STACKS = {  # prefix arguments, clang++ in the prefix, A, B, C, llvm-ar, instant
               "/usr/lib/llvm-23/bin/llvm-ar", 24),
 }
 
-HEAVY = """#include <hip/hip_runtime.h>
+HEADER = """#include <hip/hip_runtime.h>
 // scripts/bench --section links: COUNT instantiations of a templated kernel per type in TU NAME.
 __device__ float twice(float x);
-template <int N, typename T>
-__global__ void heavy_NAME(T* x, const T* y, int n) {
-  __shared__ T tile[256];
-  int i = blockIdx.x * blockDim.x + threadIdx.x;
-  T acc = (T)twice((float)i);
-#pragma unroll
-  for (int k = 0; k < N; ++k) {
-    T v = i + k < n ? y[i + k] : (T)0;
-    acc += sqrt(v * v + (T)k) * sin(v) + cos(acc) * (T)(k + 1);
-  }
-  tile[threadIdx.x] = acc;
-  __syncthreads();
-  for (int s = blockDim.x / 2; s > 0; s >>= 1) {
-    if (threadIdx.x < s) tile[threadIdx.x] += tile[threadIdx.x + s];
-    __syncthreads();
-  }
-  if (i < n) x[i] = tile[0] / (T)N + acc;
-}
-#define INST(N) template __global__ void heavy_NAME<N, float>(float*, const float*, int); \\
+"""
+INSTANCES = """#define INST(N) template __global__ void heavy_NAME<N, float>(float*, const float*, int); \\
   template __global__ void heavy_NAME<N, double>(double*, const double*, int);
-INSTANCES
 """
 LIBRARY = "#include <hip/hip_runtime.h>\n__device__ float twice(float x) { return 2.0f * sinf(x); }\n"
 MAIN = """#include <hip/hip_runtime.h>
@@ -121,7 +105,8 @@ class Stack:
 
     def heavy(self, name):
         instances = " ".join(f"INST({n})" for n in range(1, self.count + 1))
-        return HEAVY.replace("NAME", name).replace("COUNT", str(self.count)).replace("INSTANCES", instances)
+        return (HEADER.replace("NAME", name).replace("COUNT", str(self.count)) + kernels.heavy(f"heavy_{name}", "(T)twice((float)i)")
+                + INSTANCES.replace("NAME", name) + instances + "\n")
 
     def rocm_path(self):
         return [f"--rocm-path={self.P}"] if self.stack == "debian12" else []

@@ -1,7 +1,7 @@
 """--section pieces: what the per-GPU-target pieces (issue 25) save when a HIP source is compiled
 again for another target set, and what they cost on a whole hit and on a cold miss.
 
-Each stack runs scripts/lib/bench-pieces.bash (what it measures and how: its header): debian12 on
+Each stack runs pieces_stack.py (what it measures and how: its docstring): debian12 on
 the host with BUILD_DIR's shimctl (make-rocm-prefix --llvm 15: clang-15, ccache 4.7.5; targets
 gfx908,gfx90a + gfx1030), sid and sid23 inside scripts/make-sid-root's root (scripts/sid-run) with
 SID_BUILD_DIR's (sid: clang-21, the old offload driver; sid23: clang-23, the new one; ccache
@@ -21,10 +21,10 @@ Not measured here: ggml (issue 15's --section ggml) for two target sets. Nothing
 """
 import json
 import os
-import statistics
 
 from .common import (BenchError, host_hyperfine, loadavg, log, run_in_sid, run_stack, sid_build_binds, sid_paths,
-                     tsv)
+                     stack_module, tsv)
+from .report_util import fmt_median, spread, write_report
 
 STEPS = [  # (step, reference side, what)
     ("add", "uncached", "add one target: {A,B} cached, then {A,B,C}; shim / uncached {A,B,C}"),
@@ -43,16 +43,15 @@ def settings(quick):
 def section_pieces(b):
     rounds, kernels, hit_runs = settings(b.quick)
     stacks = os.environ.get("BENCH_PIECES_STACKS", "debian12 sid sid23").split()
-    script = b.scripts / "lib" / "bench-pieces.bash"
-    nice = ["nice", "-n", str(b.nice)]
     load_start = loadavg()
     for stack in stacks:
         work = b.W / f"pieces-{stack}"
         if stack == "debian12":
             log(f"pieces: debian12, {rounds} rounds of {kernels} (shimctl: {b.build})")
-            run_stack("pieces", [*nice, "bash", script, stack, work, b.shimctl, rounds, kernels, hit_runs])
+            run_stack("pieces", ["env", *stack_module(b, "pieces_stack", stack, work, b.shimctl, rounds, kernels,
+                                                      hit_runs)])
         elif stack in ("sid", "sid23"):
-            run_sid(b, stack, script, work, rounds, kernels, hit_runs, nice)
+            run_sid(b, stack, work, rounds, kernels, hit_runs)
         else:
             raise BenchError(f"BENCH_PIECES_STACKS: unknown stack {stack} (debian12, sid, sid23)")
     info = {"started": b.get("bench.started"), "load_start": load_start, "load_end": loadavg(),
@@ -60,13 +59,11 @@ def section_pieces(b):
     md = report(info, [read_stack(b.W / f"pieces-{s}", s) for s in stacks if (b.W / f"pieces-{s}").is_dir()])
     b.put("pieces.md", md)
     title = f"# Per-target pieces (scripts/bench --section pieces{' --quick' if b.quick else ''}, {info['started']})\n\n"
-    print(title + md, end="", flush=True)
-    (b.out / "PIECES.md").write_text(title + md)
-    log(f"wrote {b.out}/PIECES.md")
+    write_report(b.out, "PIECES.md", title, md)
     return md
 
 
-def run_sid(b, stack, script, work, rounds, kernels, hit_runs, nice):
+def run_sid(b, stack, work, rounds, kernels, hit_runs):
     sid_root, sid_build = sid_paths(b)
     if not os.access(sid_root / "bin/sh", os.X_OK):
         raise BenchError(f"no sid root at {sid_root}: run scripts/make-sid-root {sid_root}")
@@ -74,8 +71,9 @@ def run_sid(b, stack, script, work, rounds, kernels, hit_runs, nice):
         raise BenchError(f"no shimctl build in {sid_build} (SID_BUILD_DIR; see scripts/lib/bench/cold.py, 'Builds')")
     binds = sid_build_binds(b, sid_build)
     log(f"pieces: {stack}, {rounds} rounds of {kernels} (shimctl: {sid_build}, root {sid_root})")
-    run_in_sid(b, "pieces", binds, [host_hyperfine(b), *nice, "bash", script, stack, work, sid_build / "installer/shimctl",
-                                    rounds, kernels, hit_runs])
+    run_in_sid(b, "pieces", binds, [host_hyperfine(b), *stack_module(b, "pieces_stack", stack, work,
+                                                                     sid_build / "installer/shimctl", rounds, kernels,
+                                                                     hit_runs)])
 
 
 def read_stack(work, stack):
@@ -103,15 +101,6 @@ def read_stack(work, stack):
     hitcounts = {(l[0], l[1]): l[2].split() for l in tsv(work / "hitcounts.tsv") if len(l) >= 3}
     return {"stack": stack, "info": info, "times": times, "pieces": pieces, "cmp": cmp, "hits": hits,
             "hitcounts": hitcounts}
-
-
-def spread(v, fmt="{:.2f}"):
-    if not v:
-        return "-"
-    if len(v) < 2:
-        return fmt.format(v[0])
-    q = statistics.quantiles(v, n=4)
-    return f"{fmt.format(statistics.median(v))} ({fmt.format(q[0])}-{fmt.format(q[2])})"
 
 
 def pieces_text(p):
@@ -156,9 +145,8 @@ def report(info, stacks):
                 c = s["cmp"].get((k, step), [])
                 f = s["times"].get((k, step, "floor"), {})
                 floor_ratios = [f[x] / r[x] for x in f if x in r and r[x] > 0]
-                floor = f"{statistics.median(f.values()):.2f}" if f else "-"
-                L.append(f"| {s['stack']} | {k} | {what} | {statistics.median(a.values()):.2f} | "
-                         f"{statistics.median(r.values()):.2f} | {spread(ratios)} | {floor} | {spread(floor_ratios)} | "
+                L.append(f"| {s['stack']} | {k} | {what} | {fmt_median(a.values())} | "
+                         f"{fmt_median(r.values())} | {spread(ratios)} | {fmt_median(f.values())} | {spread(floor_ratios)} | "
                          f"{pieces_text(s['pieces'].get((k, step)))} | {c.count('same')}/{len(c)} same |")
     L += ["", "### A whole-object hit: pieces on / SHIMCTL_PIECES=0", "",
           f"The last round's {{A,B,C}} compile again (a hit in its cache), paired hyperfine rounds ({info['rounds']} "
@@ -173,7 +161,7 @@ def report(info, stacks):
             if not t.get("pieces") or not t.get("nopieces"):
                 continue
             c = lambda side: "/".join(s["hitcounts"].get((k, side), ["-"]))
-            L.append(f"| {s['stack']} | {k} | {statistics.median(t['pieces']):.0f} | {statistics.median(t['nopieces']):.0f} | "
+            L.append(f"| {s['stack']} | {k} | {fmt_median(t['pieces'], '{:.0f}')} | {fmt_median(t['nopieces'], '{:.0f}')} | "
                      f"{spread(h['ratios'])} | {c('pieces')} | {c('nopieces')} |")
     return "\n".join(L) + "\n"
 

@@ -1,4 +1,7 @@
-"""Number formatting shared by the report, the callers' table and the chart."""
+"""Number formatting shared by every section's report, the callers' table and the chart: figures
+with their quartiles (spread, on common.py's median and quartiles) and the one report writer
+(write_report)."""
+from .common import log, median, quartiles
 
 
 def num(v):
@@ -54,3 +57,27 @@ def fold(text, width=100):
             line = f"{line} {word}" if line else word
     lines.append(line)
     return "\n".join(lines)
+
+
+def spread(values, fmt="{:.2f}"):
+    """"MEDIAN (P25-P75)" of VALUES, each number as FMT; one value alone; "-" for none."""
+    v = list(values)
+    if not v:
+        return "-"
+    q = quartiles(v)
+    return fmt.format(median(v)) + (f" ({fmt.format(q[0])}-{fmt.format(q[1])})" if q else "")
+
+
+def fmt_median(values, fmt="{:.2f}"):
+    """The median of VALUES as FMT, "-" for none."""
+    m = median(values)
+    return "-" if m is None else fmt.format(m)
+
+
+def write_report(out, name, title, md, write=True):
+    """A section's report: TITLE + MD printed, and (with WRITE) written to the file NAME in the
+    directory OUT."""
+    print(title + md, end="", flush=True)
+    if write:
+        (out / name).write_text(title + md)
+        log(f"wrote {out}/{name}")

@@ -1,7 +1,8 @@
 """--section stores: a remote hit from each team store against a local hit, and the fleet's hit
 rates (issue 24 item 6).
 
-Each stack runs scripts/lib/bench-stores.bash (what it measures and how: its header): debian12 on
+Each stack runs stores_stack.py (what it measures and how: its docstring; the servers and the fleet
+started by scripts/lib/bench-stores.bash): debian12 on
 the host with BUILD_DIR's shimctl, sid inside scripts/make-sid-root's root (scripts/sid-run) with
 SID_BUILD_DIR's. Stores: Debian 12 ccache 4.7.5 x {Redis, Redis with a password, three sharded
 Redis, WebDAV}; sid ccache 4.14.2 x {Redis, WebDAV}; sid sccache 0.17, its local disk cache x
@@ -25,11 +26,12 @@ time: a store that fails is reported as failed.
 """
 import json
 import os
-import statistics
 import subprocess
 from pathlib import Path
 
-from .common import BenchError, host_hyperfine, loadavg, log, run_in_sid, run_stack, sid_paths, tsv
+from .common import (BenchError, host_hyperfine, loadavg, log, run_in_sid, run_stack, sid_build_binds, sid_paths,
+                     stack_module, tsv)
+from .report_util import fmt_median, spread, write_report
 
 STORE_NAMES = {"redis": "Redis", "redis-pw": "Redis, requirepass", "shards": "3 sharded Redis (ccache's shards)",
                "webdav": "WebDAV (nginx)", "s3": "S3 (s3rver)", "cluster": "Redis Cluster (3 masters)"}
@@ -49,15 +51,14 @@ def section_stores(b):
     rounds, runs, fleet, fleet_stores = settings(b.quick)
     stacks = os.environ.get("BENCH_STORES_STACKS", "debian12 sid").split()
     only = [f"BENCH_STORES_ONLY={os.environ.get('BENCH_STORES_ONLY', '')}", f"BENCH_STORES_FLEET_STORES={fleet_stores}"]
-    script = b.scripts / "lib" / "bench-stores.bash"
     nice = ["nice", "-n", str(b.nice)]
     load_start = loadavg()
     for stack in stacks:
         work = b.W / f"stores-{stack}"
         if stack == "debian12":
             log(f"stores: debian12, {rounds} rounds x {runs} runs, fleet {fleet} units on {fleet_stores} (shimctl: {b.build})")
-            run_stack("stores", ["env", *only, *nice, "bash", script, stack, work, b.shimctl, rounds, runs,
-                       fleet])
+            run_stack("stores", ["env", *only, *stack_module(b, "stores_stack", stack, work, b.shimctl, rounds, runs,
+                                                             fleet)])
         elif stack == "sid":
             why = sid_missing(b)
             if why and b.section == "all":  # the full run goes on without the sid leg
@@ -65,7 +66,7 @@ def section_stores(b):
                 continue
             if why:
                 raise BenchError(why)
-            run_sid(b, script, work, rounds, runs, fleet, only, nice)
+            run_sid(b, work, rounds, runs, fleet, only)
         else:
             raise BenchError(f"BENCH_STORES_STACKS: unknown stack {stack} (debian12, sid)")
     info = {"started": b.get("bench.started"), "load_start": load_start, "load_end": loadavg(),
@@ -75,10 +76,7 @@ def section_stores(b):
         md += health_cost(b, rounds, 5 if b.quick else 20, nice)
     b.put("stores.md", md)
     title = f"# Team stores (scripts/bench --section stores{' --quick' if b.quick else ''}, {info['started']})\n\n"
-    print(title + md, end="", flush=True)
-    if b.section == "stores":  # the full run: the same section in BENCHMARKS.md
-        (b.out / "STORES.md").write_text(title + md)
-        log(f"wrote {b.out}/STORES.md")
+    write_report(b.out, "STORES.md", title, md, write=b.section == "stores")  # the full run: in BENCHMARKS.md
     return md
 
 
@@ -103,17 +101,16 @@ def sid_missing(b):
         return f"no sid root at {sid_root}: run scripts/make-sid-root {sid_root}"
     if not (os.access(sid_build / "installer/shimctl", os.X_OK) and os.access(sid_build / "shim/shimctl-shim", os.X_OK)):
         return f"no shimctl build in {sid_build} (SID_BUILD_DIR; see scripts/lib/bench/cold.py, 'Builds')"
-    if not (str(sid_build) + "/").startswith(str(b.root) + "/"):
-        return f"SID_BUILD_DIR must be inside {b.root} (scripts/sid-run binds the checkout)"
     return None
 
 
-def run_sid(b, script, work, rounds, runs, fleet, only, nice):
+def run_sid(b, work, rounds, runs, fleet, only):
     sid_root, sid_build = sid_paths(b)
-    binds = [b.W] + ([S3RVER] if (S3RVER / "node_modules/.bin/s3rver").exists() else [])
+    binds = sid_build_binds(b, sid_build) + ([S3RVER] if (S3RVER / "node_modules/.bin/s3rver").exists() else [])
     log(f"stores: sid, {rounds} rounds x {runs} runs, fleet {fleet} units (shimctl: {sid_build}, root {sid_root})")
-    run_in_sid(b, "stores", binds, [host_hyperfine(b), *only, *nice, "bash", script, "sid", work, sid_build / "installer/shimctl",
-                                    rounds, runs, fleet])
+    run_in_sid(b, "stores", binds, [host_hyperfine(b), *only, *stack_module(b, "stores_stack", "sid", work,
+                                                                         sid_build / "installer/shimctl", rounds, runs,
+                                                                         fleet)])
 
 
 def read_stack(work, stack):
@@ -146,14 +143,7 @@ def read_stack(work, stack):
 
 
 def med(v):
-    return f"{statistics.median(v):.0f}" if v else "-"
-
-
-def quartiles(v):
-    if len(v) < 2:
-        return f"{v[0]:.2f}" if v else "-"
-    q = statistics.quantiles(v, n=4)
-    return f"{q[0]:.2f}-{q[2]:.2f}"
+    return fmt_median(v or [], "{:.0f}")
 
 
 def counts_text(c, tool="ccache"):
@@ -215,7 +205,7 @@ def report(info, stacks):
                 L.append(f"| {s['stack']} | {tool_version(s, x['tool'])} | {name} | {x['status']} | | | | | | | 0 | "
                          f"see errors.log in the work dir (--keep) |")
                 continue
-            ratio = lambda side: (f"{statistics.median(r[side]):.2f} ({quartiles(r[side])})" if r.get(side) else "-")
+            ratio = lambda side: spread(r.get(side, []))
             share = med(t.get("remote-inode"))
             if x["tool"] == "sccache":
                 v = x["counts"].get("remote", [])
