@@ -589,7 +589,8 @@ class Ggml:
         (d / "w.hip").write_text("#include <hip/hip_runtime.h>\n"
                                  "__global__ void shimctl_warmup(float* x) { x[threadIdx.x] *= 2.0f; }\n")
         if run([self.PS / "lib/llvm/bin/clang++", "-x", "hip", "-O2", "--offload-arch=gfx90a", "-c", "w.hip", "-o", "w.o"],
-               cwd=d, env={"CCACHE_DIR": str(cache), "XDG_CACHE_HOME": str(self.pxdg), "SHIMCTL_SHIM_TRACE": "1"},
+               cwd=d, env={"CCACHE_DIR": str(cache), "XDG_CACHE_HOME": str(self.pxdg), "SHIMCTL_SHIM_TRACE": "1",
+                    "SHIMCTL_PIECES": "1"},  # one target: split only on request
                logfile=d / "log") != 0:
             print((d / "log").read_text(errors="replace"), file=sys.stderr)
             raise Failed("the pieces' warm-up compile failed")
