@@ -128,10 +128,14 @@ def report(info, stacks):
           "`SHIMCTL_DISABLE=1`. Pieces: the shim side's counts per compile (CACHE/shimctl-pieces). cmp: the shim's "
           "object against the reference's of the same target set. Floor: the new target's device code alone, "
           "uncached (`--cuda-device-only`, measured in the same round): what any per-target cache must still "
-          "compile; floor / reference is the least ratio a cache can reach for that step.", "",
+          "compile; floor / reference is the least ratio a cache can reach for that step. Driver's floor (the new "
+          "offload driver, sid23): the new target's jobs as its one-step compile runs them (device bitcode, then the "
+          "linker wrapper's LTO link and bundle; the uncached one-step compile for that target less its "
+          "`--cuda-host-only` compile, the same round): what a cache that gives the one-step compile's bytes must "
+          "still run.", "",
           "| stack | kernel | step | shim s | reference s | shim / reference (p25-p75) | floor s | floor / reference "
-          "| pieces | cmp |",
-          "|---|---|---|---|---|---|---|---|---|---|"]
+          "| driver's floor s | driver's floor / reference | pieces | cmp |",
+          "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for s in stacks:
         kernels = sorted({k for (k, _, _) in s["times"] if k}, key=lambda k: ("small", "heavy").index(k)
                          if k in ("small", "heavy") else 9)
@@ -145,8 +149,12 @@ def report(info, stacks):
                 c = s["cmp"].get((k, step), [])
                 f = s["times"].get((k, step, "floor"), {})
                 floor_ratios = [f[x] / r[x] for x in f if x in r and r[x] > 0]
+                g = s["times"].get((k, step, "driver-floor"), {})
+                driver_ratios = [g[x] / r[x] for x in g if x in r and r[x] > 0]
+                driver = f"{fmt_median(g.values())} | {spread(driver_ratios)}" if g else "- | -"
                 L.append(f"| {s['stack']} | {k} | {what} | {fmt_median(a.values())} | "
                          f"{fmt_median(r.values())} | {spread(ratios)} | {fmt_median(f.values())} | {spread(floor_ratios)} | "
+                         f"{driver} | "
                          f"{pieces_text(s['pieces'].get((k, step)))} | {c.count('same')}/{len(c)} same |")
     L += ["", "### A whole-object hit: pieces on / SHIMCTL_PIECES=0", "",
           f"The last round's {{A,B,C}} compile again (a hit in its cache), paired hyperfine rounds ({info['rounds']} "

@@ -31,7 +31,8 @@ order (the shim side first in odd rounds):
             only on request; untimed: the fill), then {A,B} through the shim against cache3 /
             uncached {A,B}
 and after each of add, overlap and grow its floor: the new target's device code alone, uncached
-(--cuda-device-only: C, C, B), what any per-target cache must still compile. Each shim step's
+(--cuda-device-only: C, C, B), what any per-target cache must still compile; on sid23 also the new
+driver's floor (driver_floor_step: the target's jobs as the one-step compile runs them). Each shim step's
 piece counts (hit, miss, split: the delta of CACHE/shimctl-pieces) go to pieces.tsv; every shim
 object is cmp'ed with the uncached object of the same target set (cold's with grow's uncached
 {A,B}). After the rounds, the whole hit: the last round's {A,B,C} again (a hit of the whole object
@@ -129,12 +130,14 @@ class Stack:
     def die(self, text):
         raise SystemExit(f"bench-pieces: {self.stack}: error: {text}")
 
-    def compile(self, d, kernel, nonce, targets, env=None, device_only=False):
-        """k.hip (new) and one compile in D by the prefix's clang++ with ENV added: its wall seconds."""
+    def compile(self, d, kernel, nonce, targets, env=None, device_only=False, only=None):
+        """k.hip (new) and one compile in D by the prefix's clang++ with ENV added: its wall seconds.
+        ONLY: "--cuda-device-only" or "--cuda-host-only" (DEVICE_ONLY: the former)."""
         d.mkdir(parents=True, exist_ok=True)
         (d / "k.hip").write_text(source(kernel, nonce))
+        only = only or ("--cuda-device-only" if device_only else None)
         argv = [str(self.clang), "-x", "hip", "-O2", *(f"--offload-arch={t}" for t in targets),
-                *(["--cuda-device-only"] if device_only else []), "-c", "k.hip", "-o", "k.o"]
+                *([only] if only else []), "-c", "k.hip", "-o", "k.o"]
         with open(d / "log", "w") as log:
             t0 = time.monotonic()
             rc = subprocess.run(argv, cwd=d, env={**os.environ, **(env or {})}, stdin=subprocess.DEVNULL,
@@ -164,6 +167,19 @@ class Stack:
         target alone (--cuda-device-only, SHIMCTL_DISABLE=1)."""
         append(self.W / "times.tsv", k, step, r, "floor",
                self.compile(d, k, nonce, [target], {"SHIMCTL_DISABLE": "1"}, device_only=True))
+        if self.stack == "sid23":
+            self.driver_floor_step(k, step, r, d, nonce, target)
+
+    def driver_floor_step(self, k, step, r, d, nonce, target):
+        """The new offload driver's floor: what its one-step compile runs for TARGET's device code
+        (the device job's bitcode, the packager, the linker wrapper's LTO link and bundle), which a
+        cache must replay to give the one-step compile's bytes. A --cuda-device-only compile takes
+        a direct path instead (no LTO), cheaper and with other bytes. Measured as the uncached
+        one-step compile for TARGET less its host compile (--cuda-host-only)."""
+        disable = {"SHIMCTL_DISABLE": "1"}
+        whole = float(self.compile(d.with_name(d.name + "-one"), k, nonce, [target], disable))
+        host = float(self.compile(d.with_name(d.name + "-host"), k, nonce, [target], disable, only="--cuda-host-only"))
+        append(self.W / "times.tsv", k, step, r, "driver-floor", f"{max(whole - host, 0):.3f}")
 
     @staticmethod
     def pair(r, one, two):
