@@ -16,3 +16,14 @@ const struct shim_cache_tool* shim_cache_tool(void) {
   }
   return picked;
 }
+
+bool started_by_a_cache_tool(void) {
+  char exe[PATH_MAX];
+  if (!parent_program(exe))
+    return false; /* unknown: assume no launcher */
+  const char* name = base_name(exe);
+  for (size_t i = 0; i < sizeof tools / sizeof *tools; i++)
+    if (starts_with(name, tools[i]->kind))
+      return true;
+  return false;
+}

@@ -50,6 +50,10 @@ struct shim_cache_tool {
  * refuses that). */
 const struct shim_cache_tool* shim_cache_tool(void);
 
+/* True when one of the cache tools started us (our parent's program is named after its kind):
+ * that process is already the cache layer. */
+bool started_by_a_cache_tool(void);
+
 extern const struct shim_cache_tool ccache_shim_tool;  /* ccache_run.c */
 extern const struct shim_cache_tool sccache_shim_tool; /* sccache_run.c */
 

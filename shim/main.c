@@ -66,7 +66,7 @@ static bool prints_jobs_only(int argc, char** argv) {
 /* A call the shim hands on untouched: nested (hipcc -> clang++, or the cache running the
  * compiler), under a cache launcher, or `-###`. */
 static bool passes_through(int argc, char** argv) {
-  return getenv("SHIMCTL_ACTIVE") || prints_jobs_only(argc, argv) || parent_is_cache_launcher();
+  return getenv("SHIMCTL_ACTIVE") || prints_jobs_only(argc, argv) || started_by_a_cache_tool();
 }
 
 /* Why a call of KIND (not a compile the cache may store) runs without the cache tool. */

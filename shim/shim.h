@@ -52,7 +52,7 @@ bool read_small_file(const char* path, char* buf, size_t max, size_t* len, bool 
  * when it is another kind of file or writable by others. */
 bool read_protected_file(const char* path, char* buf, size_t max, size_t* len);
 const char* load_config(void);
-bool parent_is_cache_launcher(void);
+bool parent_program(char out[PATH_MAX]);
 bool prefix_of_state(char out[PATH_MAX]);
 _Noreturn void exec_original(const char* real, const char* name, char** argv);
 _Noreturn void run_without_config(char** argv, const char* invoked, const char* why);

@@ -188,17 +188,17 @@ const char* load_config(void) {
     &shim.config, text, len, shim.config_path, shim.problem, sizeof shim.problem);
 }
 
-/* True when a ccache or sccache process started us: it is already the cache layer. */
-bool parent_is_cache_launcher(void) {
-  char proc[48], exe[PATH_MAX], num[24];
+/* The program our parent runs (its /proc exe link) in OUT; false when unknown (no /proc, or
+ * another user's process). */
+bool parent_program(char out[PATH_MAX]) {
+  char proc[48], num[24];
   const char* pid = shimctl_decimal((unsigned long long)getppid(), num);
   concat(proc, sizeof proc, "/proc/", pid, "/exe", NULL);
-  ssize_t n = readlink(proc, exe, sizeof exe - 1);
+  ssize_t n = readlink(proc, out, PATH_MAX - 1);
   if (n <= 0)
-    return false; /* no /proc, or another user's process: assume no launcher */
-  exe[n] = '\0';
-  const char* name = base_name(exe);
-  return starts_with(name, "ccache") || starts_with(name, "sccache");
+    return false;
+  out[n] = '\0';
+  return true;
 }
 
 /* The prefix shimctl manages: the parent of the state dir; false when unknown. */

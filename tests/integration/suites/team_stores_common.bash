@@ -77,16 +77,23 @@ test_redis_password_forms() {
   expect_not_shown "$pw"
 }
 
-test_redis_acl_user_without_write() {
-  TEST "ccache + Redis ACL users: rw fills and serves; ro (no write permission): the miss compiles the right object, nothing stored, hits served, verify warns (redacted)"
+# acl_store: a fixture, a Redis store with its ACL users (rw: read-write, ro: no write
+# permission), the caller's locals port, rw and ro set (its port, their URLs); the prefix
+# installed with the rw user, clang only (verify compiles through every wrapped compiler: clang
+# only is cheap).
+acl_store() {
   store_fixture
-  local port rw ro
   start_redis_store --acl
   port=$STORE_PORT
   rw="redis://rw:rwpw@127.0.0.1:$port"
   ro="redis://ro:ropw@127.0.0.1:$port"
-  # verify below: it compiles through every wrapped compiler, clang only is cheap.
   install_store ccache "$rw" --compilers clang
+}
+
+test_redis_acl_user_without_write() {
+  TEST "ccache + Redis ACL users: rw fills and serves; ro (no write permission): the miss compiles the right object, nothing stored, hits served, verify warns (redacted)"
+  local port rw ro
+  acl_store
   expect_eq "CCACHE_REMOTE_STORAGE=$rw" "$(cat "$P/.shimctl/secrets")" "the secrets file for the rw user"
   compile_on a s1.cpp
   compile_on a s2.cpp
@@ -117,13 +124,8 @@ test_redis_acl_user_without_write() {
 
 test_redis_read_only_with_a_credential() {
   TEST "ccache + Redis ACL users, read-only: --remote-read-only (rw user) and URL|read-only (ro user): no write tried, hits served, status --json says so, verify writes nothing"
-  store_fixture
   local port rw ro
-  start_redis_store --acl
-  port=$STORE_PORT
-  rw="redis://rw:rwpw@127.0.0.1:$port"
-  ro="redis://ro:ropw@127.0.0.1:$port"
-  install_store ccache "$rw" --compilers clang
+  acl_store
   compile_on a s1.cpp
   compile_on a s2.cpp
   expect_eq 4 "$(redis_keys "$port")" "keys in Redis after the rw user's compiles"
