@@ -40,6 +40,9 @@ static char server_entry[sizeof "SCCACHE_SERVER_UDS=" + PATH_MAX];
 static char marker_entry[sizeof SHIMCTL_SCCACHE_SERVER_OF "=" + PATH_MAX];
 static char private_dir[PATH_MAX];
 static char instance[SHIMCTL_SCCACHE_KEY_HEX + 1]; /* this server's name (formats.h) */
+/* What the last `sccache --start-server` said on stderr (its last line), and the why made of it. */
+static char start_said[256];
+static char start_why[sizeof start_said + 64];
 
 /* instance: the config's key as seen from this mount namespace (shimctl_sccache_instance); for
  * a server the shim picks under `shimctl measure` (MEASURED), one of that build's own
@@ -79,18 +82,36 @@ static bool socket_answers(const char* path) {
   return fd >= 0;
 }
 
-/* Runs ARGS with ENV, its streams on /dev/null (nothing it leaves running can hold a pipe of
- * ours), and waits for it: its exit status does not matter (see below). */
-static void run_quietly(char* const args[], char* const env[]) {
+/* Runs ARGS with ENV and waits for it: its exit status does not matter (see below). Its stdin
+ * and stdout on /dev/null, its stderr in a file with no name (never a pipe: nothing it leaves
+ * running can hold a pipe of ours) whose last line goes to SAID (a why for events.log; "" when
+ * it said nothing). */
+static void run_quietly(char* const args[], char* const env[], char* said, size_t said_cap) {
+  int err = open_file(private_dir[0] ? private_dir : "/tmp", O_TMPFILE | O_RDWR, 0600);
+  said[0] = '\0';
   pid_t pid = fork();
   if (pid == 0) {
     int null = open_file("/dev/null", O_RDWR, 0);
-    if (null >= 0 && dup2(null, 0) == 0 && dup2(null, 1) == 1 && dup2(null, 2) == 2)
+    if (null >= 0 && dup2(null, 0) == 0 && dup2(null, 1) == 1 &&
+        dup2(err >= 0 ? err : null, 2) == 2)
       execve(args[0], args, env);
     _exit(127);
   }
   while (pid > 0 && waitpid(pid, NULL, 0) < 0 && errno == EINTR)
     continue;
+  if (err < 0)
+    return;
+  char text[512];
+  ssize_t n = pread(err, text, sizeof text - 1, 0);
+  close(err);
+  text[n > 0 ? n : 0] = '\0';
+  while (n > 0 && (text[n - 1] == '\n' || text[n - 1] == '\r'))
+    text[--n] = '\0';
+  const char* last = strrchr(text, '\n');
+  concat(said, said_cap, last ? last + 1 : text, NULL);
+  for (char* c = said; *c; c++)
+    if ((unsigned char)*c < ' ')
+      *c = ' ';
 }
 
 /* The value of NAME in ENV (NAME_EQ is "NAME="); NULL when unset. */
@@ -165,6 +186,7 @@ void end_store_server(void) {
  * the compiles in between run uncached at once instead of waiting 10 s each (SHIMCTL_STRICT=1
  * tries every time). The memo is a file beside the lock whose mtime is the failure's time. */
 #define SCCACHE_START_RETRY_SECONDS 60
+#define SCCACHE_START_ATTEMPTS 3
 #define SCCACHE_START_RETRY_TEXT "60"
 
 static long long monotonic_ns(void) {
@@ -187,7 +209,7 @@ static bool start_server(char* const args[],
                          unsigned port,
                          const char* socket_path,
                          enum shimctl_listener* who) {
-  run_quietly(args, env);
+  run_quietly(args, env, start_said, sizeof start_said);
   *who = port ? shimctl_tcp_listener(port) : SHIMCTL_LISTENER_NONE;
   return port ? *who == SHIMCTL_LISTENER_MINE : socket_answers(socket_path);
 }
@@ -209,8 +231,9 @@ static void note_failed_start(const char* memo) {
 }
 
 /* `sccache --start-server` with the marker of this prefix's shims in the server's environment
- * only (ENV has room for it: sccache_server_ready), once more when it failed quickly (a store
- * error?). True when the server answers; *WHY when another user listens on its port. */
+ * only (ENV has room for it: sccache_server_ready), again when it failed quickly (three starts in
+ * all). True when the server answers; else *WHY: another user listens on its port, or what the
+ * last start said. */
 static bool start_marked_server(const char* sccache,
                                 char** env,
                                 size_t env_count,
@@ -232,16 +255,24 @@ static bool start_marked_server(const char* sccache,
   enum shimctl_listener who;
   long long start = monotonic_ns();
   bool ready = start_server(args, env, port, socket_path, &who);
-  if (!ready && who != SHIMCTL_LISTENER_OTHER &&
-      monotonic_ns() - start < SHIMCTL_SCCACHE_QUICK_FAILURE_MS * 1000000LL) {
+  /* A start that fails at once is tried again (a store error that passes; sccache's own start
+   * can fail now and then: mozilla/sccache#2076), up to SCCACHE_START_ATTEMPTS in all. */
+  for (int attempt = 1;
+       !ready && who != SHIMCTL_LISTENER_OTHER && attempt < SCCACHE_START_ATTEMPTS &&
+       monotonic_ns() - start < SHIMCTL_SCCACHE_QUICK_FAILURE_MS * 1000000LL;
+       attempt++) {
     if (shim.trace)
-      say("sccache's --start-server failed quickly (a store error?): trying once more", NULL);
+      say("sccache's --start-server failed quickly: trying again; it said: ", start_said, NULL);
     pause_before_retry();
     ready = start_server(args, env, port, socket_path, &who);
   }
   env[env_count] = NULL;
   if (who == SHIMCTL_LISTENER_OTHER)
     *why = "another user listens on its port";
+  else if (!ready && start_said[0] &&
+           concat(start_why, sizeof start_why, "its --start-server failed: ", start_said, NULL) <
+             sizeof start_why)
+    *why = start_why;
   return ready;
 }
 

@@ -282,7 +282,8 @@ test_measure_sccache_counts_are_sccaches() {
   answers "$SC_SERVER" && usual=$(server_counts "$SC_SERVER")
   measured cold "$b"
   expect_usual_unmoved "$usual"
-  expect_eq 1 "$(wc -l < "$TEST_DIR/cold.servers")" "servers the cold build used"
+  expect_eq 1 "$(wc -l < "$TEST_DIR/cold.servers")" \
+    "servers the cold build used (the shim's last event: $(tail -1 "$p/.shimctl/events.log" 2>/dev/null))"
   grep -q "^measured $(command -v sccache) SCCACHE_SERVER_PORT=" "$TEST_DIR/cold.shim-log" \
     || fail "no record of a server of the build's own:"$'\n'"$(cat "$TEST_DIR/cold.shim-log")"
   expect_eq "$(own cold)" "$(field cold '"%d %d %d" % (d["calls"], d["hits"], d["misses"])')" \
