@@ -84,8 +84,9 @@ static bool socket_answers(const char* path) {
 
 /* Runs ARGS with ENV and waits for it: its exit status does not matter (see below). Its stdin
  * and stdout on /dev/null, its stderr in a file with no name (never a pipe: nothing it leaves
- * running can hold a pipe of ours) whose last line goes to SAID (a why for events.log; "" when
- * it said nothing). */
+ * running can hold a pipe of ours) whose first line naming an error (else its first line) goes to
+ * SAID (a why for events.log; "" when it said nothing): sccache prints its error, then a
+ * backtrace. */
 static void run_quietly(char* const args[], char* const env[], char* said, size_t said_cap) {
   int err = open_file(private_dir[0] ? private_dir : "/tmp", O_TMPFILE | O_RDWR, 0600);
   said[0] = '\0';
@@ -101,14 +102,21 @@ static void run_quietly(char* const args[], char* const env[], char* said, size_
     continue;
   if (err < 0)
     return;
-  char text[512];
+  char text[4096];
   ssize_t n = pread(err, text, sizeof text - 1, 0);
   close(err);
   text[n > 0 ? n : 0] = '\0';
-  while (n > 0 && (text[n - 1] == '\n' || text[n - 1] == '\r'))
-    text[--n] = '\0';
-  const char* last = strrchr(text, '\n');
-  concat(said, said_cap, last ? last + 1 : text, NULL);
+  char* line = text; /* the first line, unless a later one names an error */
+  for (char* at = text; *at;) {
+    char* end = strchrnul(at, '\n');
+    if (memmem(at, (size_t)(end - at), "error", 5)) {
+      line = at;
+      break;
+    }
+    at = *end ? end + 1 : end;
+  }
+  *strchrnul(line, '\n') = '\0';
+  concat(said, said_cap, line, NULL);
   for (char* c = said; *c; c++)
     if ((unsigned char)*c < ' ')
       *c = ' ';
