@@ -40,7 +40,8 @@ static char server_entry[sizeof "SCCACHE_SERVER_UDS=" + PATH_MAX];
 static char marker_entry[sizeof SHIMCTL_SCCACHE_SERVER_OF "=" + PATH_MAX];
 static char private_dir[PATH_MAX];
 static char instance[SHIMCTL_SCCACHE_KEY_HEX + 1]; /* this server's name (formats.h) */
-/* What the last `sccache --start-server` said on stderr (its last line), and the why made of it. */
+/* What the last `sccache --start-server` said on stderr (its error line), and the why made of it.
+ */
 static char start_said[256];
 static char start_why[sizeof start_said + 64];
 
@@ -194,8 +195,8 @@ void end_store_server(void) {
  * the compiles in between run uncached at once instead of waiting 10 s each (SHIMCTL_STRICT=1
  * tries every time). The memo is a file beside the lock whose mtime is the failure's time. */
 #define SCCACHE_START_RETRY_SECONDS 60
-#define SCCACHE_START_ATTEMPTS 3
 #define SCCACHE_START_RETRY_TEXT "60"
+#define SCCACHE_START_ATTEMPTS 3 /* starts in a row when each fails quickly */
 
 static long long monotonic_ns(void) {
   struct timespec now;
