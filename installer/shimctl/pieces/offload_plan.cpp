@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <shimctl/pieces/offload_plan.hpp>
 #include <string_view>
 
@@ -13,6 +14,13 @@ std::string job_value(const Job& job, std::string_view name) {
 std::string job_tool(const std::string& program) {
   auto slash = program.rfind('/');
   return slash == std::string::npos ? program : program.substr(slash + 1);
+}
+
+std::string target_file_name(std::string_view id) {
+  std::string out(id);
+  std::ranges::replace_if(
+    out, [](char c) { return c == ':' || c == '/'; }, '_');
+  return out;
 }
 
 std::string bundle_entry_target(std::string_view entry) {

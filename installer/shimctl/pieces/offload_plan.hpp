@@ -35,6 +35,8 @@ struct OffloadPlan {
 [[nodiscard]] std::string job_value(const Job& job, std::string_view name);
 // A program's file name ("clang-offload-bundler" of "/usr/bin/clang-offload-bundler").
 [[nodiscard]] std::string job_tool(const std::string& program);
+// Target ID as a part of a file name ("gfx90a_xnack+" of "gfx90a:xnack+").
+[[nodiscard]] std::string target_file_name(std::string_view id);
 // A bundler entry "hipv4-amdgcn-amd-amdhsa--gfx90a:xnack+" / "hip-amdgcn-amd-amdhsa-gfx90a":
 // its target ID; "" for the host's entry ("host-...") or an unknown kind.
 [[nodiscard]] std::string bundle_entry_target(std::string_view entry);

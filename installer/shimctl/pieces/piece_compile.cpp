@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fmt/format.h>
+#include <future>
 #include <map>
 #include <optional>
 #include <shim/formats.h>
@@ -18,6 +19,7 @@
 #include <shimctl/pieces/piece_join.hpp>
 #include <shimctl/pieces/piece_trace.hpp>
 #include <shimctl/pieces/piece_verdict.hpp>
+#include <shimctl/pieces/wrapper_dry_run.hpp>
 #include <shimctl/util/job_lines.hpp>
 #include <shimctl/util/process.hpp>
 #include <shimctl/util/scratch.hpp>
@@ -53,13 +55,6 @@ void add_counts_of(const PieceRequest& request, const PieceCounts& counts) {
 
 bool exists(const std::string& path) {
   return ::access(path.c_str(), F_OK) == 0;
-}
-
-std::string safe_name(std::string_view id) {
-  std::string out(id);
-  std::ranges::replace_if(
-    out, [](char c) { return c == ':' || c == '/'; }, '_');
-  return out;
 }
 
 } // namespace
@@ -113,38 +108,37 @@ std::vector<util::Result<util::RunResult>> run_pieces(
   return results;
 }
 
-// The new driver without -fgpu-rdc: the bundler job its linker wrapper runs, from the wrapper's
-// --dry-run on a package of placeholder images (the jobs do not depend on their bytes).
-std::string wrapper_bundler(OffloadPlan& plan, const util::ScratchDir& scratch) {
-  std::vector<std::string> files;
-  for (const auto& id : plan.package_images) {
-    files.push_back(scratch.file("placeholder-" + safe_name(id) + ".o"));
-    if (!scratch.write(files.back().substr(scratch.path().size() + 1), "shimctl"))
-      return "no scratch space";
-  }
-  std::string package = scratch.file("placeholders.pkg");
-  auto packaged = util::run(packager_with(plan.packager, files, package));
-  if (!packaged || !packaged->ok())
-    return "the packager failed on placeholders";
-  auto dry = util::run(wrapper_dry_run(
-    plan.wrapper, job_value(plan.packager, "-o"), package, scratch.file("placeholders.hipfb")));
-  if (!dry || !dry->ok())
-    return "the linker wrapper's --dry-run failed";
-  std::vector<std::string> targets(plan.package_images);
-  WrapperJobs wrapper = recognise_wrapper_jobs(util::wrapper_lines(dry->err), targets);
-  plan.bundler = wrapper.bundler;
-  plan.bundle_inputs = wrapper.bundle_inputs;
-  return wrapper.whole_reason;
-}
-
 // What the first split's verdict is kept for: the kind of plan.
 std::string plan_kind(const OffloadPlan& plan) {
   if (plan.driver == OffloadDriver::old_driver)
     return plan.rdc ? "rdc" : "objects";
-  bool compressed = std::ranges::any_of(
-    plan.bundler, [](const std::string& arg) { return arg.starts_with("-compress"); });
+  // As the call asks the wrapper; its bundler is checked to agree once the dry run is back.
+  bool compressed = std::ranges::find(plan.wrapper, "--compress") != plan.wrapper.end();
   return std::string("new-driver ") + (plan.rdc ? "rdc" : "objects") +
          (compressed ? " compressed" : "");
+}
+
+// The bundler job and its inputs' order from the linker wrapper's dry run (WRAPPER) into PLAN,
+// and PIECE_FILES (in the order of the plan's bundle_inputs so far: its packager's images) put in
+// that order. "" or why the call runs whole.
+std::string take_wrapper_bundler(OffloadPlan& plan,
+                                 WrapperJobs wrapper,
+                                 std::vector<std::string>& piece_files) {
+  if (!wrapper.whole_reason.empty())
+    return wrapper.whole_reason;
+  bool compresses = std::ranges::any_of(
+    wrapper.bundler, [](const std::string& arg) { return arg.starts_with("-compress"); });
+  if (compresses != (std::ranges::find(plan.wrapper, "--compress") != plan.wrapper.end()))
+    return "the linker wrapper's bundler compresses otherwise than its call asks";
+  std::map<std::string, std::string> file_of;
+  for (std::size_t i = 0; i < plan.bundle_inputs.size(); i++)
+    file_of[plan.bundle_inputs[i]] = piece_files[i];
+  piece_files.clear();
+  for (const auto& id : wrapper.bundle_inputs)
+    piece_files.push_back(id.empty() ? std::string() : file_of.at(id));
+  plan.bundler = std::move(wrapper.bundler);
+  plan.bundle_inputs = std::move(wrapper.bundle_inputs);
+  return {};
 }
 
 // The new driver's pieces without -fgpu-rdc are images (piece_image.hpp): set the variable that
@@ -160,6 +154,9 @@ std::string image_piece_env(const PieceRequest& request, EnvChanges& env) {
 struct Split {
   OffloadCall call;
   OffloadPlan plan;
+  // The new driver without -fgpu-rdc: the wrapper's bundler is still to be asked for (its dry
+  // run beside the pieces); until then the plan's bundle_inputs are its packager's images.
+  bool bundler_from_wrapper = false;
   EnvChanges piece_env;
   VerdictPlace verdict_at;
   std::string verdict;
@@ -195,12 +192,11 @@ std::optional<Split> plan_split(const PieceRequest& request,
   plan = recognise_plan(util::job_lines(jobs->err), call.targets, call.rdc);
   if (!(why = plan.whole_reason).empty())
     return std::nullopt;
-  if (plan.driver == OffloadDriver::new_driver && !call.rdc) {
-    if (!(why = wrapper_bundler(plan, scratch)).empty() ||
-        !(why = image_piece_env(request, split.piece_env)).empty())
-      return std::nullopt;
-  } else if (plan.driver == OffloadDriver::new_driver) {
+  if (plan.driver == OffloadDriver::new_driver) {
     plan.bundle_inputs = plan.package_images; // the packager's images, in its order
+    split.bundler_from_wrapper = !call.rdc;
+    if (!call.rdc && !(why = image_piece_env(request, split.piece_env)).empty())
+      return std::nullopt;
   }
   split.verdict_at = verdict_place(request.tool->compiler_key(), request.real, plan_kind(plan));
   if (split.verdict_at.dir.empty()) {
@@ -255,9 +251,9 @@ std::string compile_the_pieces(const PieceRequest& request,
     if (inputs[i].empty())
       continue;
     names[i] = inputs[i];
-    piece_files[i] = scratch.file("piece-" + safe_name(inputs[i]) + ".o");
+    piece_files[i] = scratch.file("piece-" + target_file_name(inputs[i]) + ".o");
     // The shim under the cache tool marks a piece it compiled (shim/pieces_handoff.c): a miss.
-    marks[i] = scratch.file("piece-" + safe_name(inputs[i]) + ".compiled");
+    marks[i] = scratch.file("piece-" + target_file_name(inputs[i]) + ".compiled");
     auto& piece = piece_args[i];
     piece = { request.cache_tool, request.compiler };
     piece.insert(piece.end(), split.call.shared_args.begin(), split.call.shared_args.end());
@@ -265,7 +261,7 @@ std::string compile_the_pieces(const PieceRequest& request,
       piece.emplace_back(flag);
     piece.push_back("--offload-arch=" + inputs[i]);
     auto depend =
-      request.tool->piece_depend_args(scratch.file("piece-" + safe_name(inputs[i]) + ".d"));
+      request.tool->piece_depend_args(scratch.file("piece-" + target_file_name(inputs[i]) + ".d"));
     piece.insert(piece.end(), depend.begin(), depend.end());
     piece.push_back("-o");
     piece.push_back(piece_files[i]);
@@ -329,6 +325,11 @@ PieceResult split_compile_of(const PieceRequest& request) {
   if (lends && !slot)
     return whole(fmt::format("{} names no jobserver slot to lend while the pieces compile",
                              request.tool->name()));
+  // The wrapper's dry run needs no device code: it runs beside the pieces, off their path.
+  std::future<WrapperJobs> dry_run;
+  if (split->bundler_from_wrapper)
+    dry_run = std::async(
+      std::launch::async, dry_run_on_placeholders, std::cref(split->plan), std::cref(*scratch));
   PieceCounts counts;
   std::string messages;
   std::vector<std::string> piece_files;
@@ -337,6 +338,10 @@ PieceResult split_compile_of(const PieceRequest& request) {
     return whole(failed);
   if (slot)
     slot->take_back();
+  if (dry_run.valid())
+    if (auto failed = take_wrapper_bundler(split->plan, dry_run.get(), piece_files);
+        !failed.empty())
+      return whole(failed);
 
   auto& host_half = split->host_half;
   std::string host_half_failure;

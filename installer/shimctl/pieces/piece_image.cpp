@@ -2,10 +2,12 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fmt/format.h>
+#include <future>
 #include <shimctl/pieces/new_driver.hpp>
 #include <shimctl/pieces/offload_call.hpp>
 #include <shimctl/pieces/offload_jobs.hpp>
 #include <shimctl/pieces/piece_image.hpp>
+#include <shimctl/pieces/wrapper_dry_run.hpp>
 #include <shimctl/util/job_lines.hpp>
 #include <shimctl/util/process.hpp>
 #include <shimctl/util/scratch.hpp>
@@ -90,18 +92,13 @@ int compile_piece_image(const PieceRequest& request) {
   if (!depfile.empty()) // the headers the cache tool's depend mode reads, as -MD would list them
     device.insert(device.end(),
                   { "-dependency-file", depfile, "-MT", call.output, "-sys-header-deps" });
+  // The wrapper's image job, asked beside the device job (its dry run needs no device code).
+  auto dry_run =
+    std::async(std::launch::async, dry_run_on_placeholders, std::cref(plan), std::cref(*scratch));
   auto compiled = run_image_step(device);
+  WrapperJobs wrapper = dry_run.get();
   if (!compiled || !compiled->ok())
     return compiled ? compiled->exit_code : image_failed("the device job cannot run");
-  std::string package = scratch->file("device.pkg");
-  auto packaged = run_image_step(packager_with(plan.packager, { bitcode }, package));
-  if (!packaged || !packaged->ok())
-    return image_failed("the packager failed");
-  auto dry = util::run(wrapper_dry_run(
-    plan.wrapper, job_value(plan.packager, "-o"), package, scratch->file("device.hipfb")));
-  if (!dry || !dry->ok())
-    return image_failed("the linker wrapper's --dry-run failed");
-  WrapperJobs wrapper = recognise_wrapper_jobs(util::wrapper_lines(dry->err), call.targets);
   if (!wrapper.whole_reason.empty())
     return image_failed(wrapper.whole_reason);
   Job image = image_job_with(wrapper.image_jobs[target], bitcode, call.output);
