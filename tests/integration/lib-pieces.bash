@@ -226,8 +226,9 @@ pz_corpus_add_target() {
 # sorted WORD...: the words sorted, on one line (pieces_in's order).
 sorted() { printf '%s\n' "$@" | sort | xargs; }
 
-# pz_verdicts: the first-split verdicts recorded in this stack's cache home, on one line.
-pz_verdicts() { cat "$XDG_CACHE_HOME"/shimctl/pieces-checked/* 2>/dev/null | xargs; }
+# pz_verdicts: the first-split verdicts recorded in this stack's cache home (not the plans' memos
+# beside them), on one line.
+pz_verdicts() { cat "$XDG_CACHE_HOME"/shimctl/pieces-checked/* 2>/dev/null | grep -xE 'same|differ' | xargs; }
 
 # expect_checked DIR: DIR/trace shows the first split's check against the one-step compile.
 expect_checked() {
@@ -298,6 +299,43 @@ pz_case_add_remove_change() {
   [ ! -e "$TEST_DIR/ccache-off/shimctl-pieces" ] || fail "SHIMCTL_PIECES=0 wrote pieces counters"
   expect_eq "hits=0 misses=1" "$(ccache_hm "$TEST_DIR/ccache-off")" "ccache's statistics with SHIMCTL_PIECES=0"
   expect_same_file "$ref3" "$TEST_DIR/off/k.o"
+}
+
+# pz_case_early_pieces A B C: the pieces start before the driver's plan is back, as it last asked
+# for them (a memo per toolchain and offload options, beside the verdicts): not on the first
+# split, then on the next. A stale memo costs the pieces it started; they are compiled again as
+# the plan asks, the object is as uncached, and the memo is mended.
+pz_case_early_pieces() {
+  local a=$1 b=$2 c=$3 f memos
+  export XDG_CACHE_HOME=$TEST_DIR/xdg # this test's verdicts and memos only
+  mkdir -p "$XDG_CACHE_HOME"
+  corpus "$TEST_DIR/first"
+  pz_compile "$TEST_DIR/first" -O2 $(targets "$a,$b") -c k.hip -o k.o
+  expect_split "$TEST_DIR/first" 2 "$(sorted "$a:miss" "$b:miss")"
+  grep -q 'started before the plan' "$TEST_DIR/first/trace" && fail "pieces started before the first plan"
+  memos=$(cat "$XDG_CACHE_HOME"/shimctl/pieces-checked/* | grep -vxE 'same|differ' | xargs)
+  case $memos in objects | images) ;; *) fail "the plan's memo after the first split: '$memos'" ;; esac
+  corpus "$TEST_DIR/early"
+  pz_compile "$TEST_DIR/early" -O2 $(targets "$a,$b,$c") -c k.hip -o k.o
+  grep -qx "shimctl-shim: pieces: pieces started before the plan, as it last asked ($memos)" \
+    "$TEST_DIR/early/trace" || fail "no early start traced:"$'\n'"$(cat "$TEST_DIR/early/trace")"
+  expect_split "$TEST_DIR/early" 3 "$(sorted "$a:hit" "$b:hit" "$c:miss")"
+  pz_ref "$TEST_DIR/early" k.o -O2 $(targets "$a,$b,$c") -c k.hip -o k.o
+  expect_same_file "$TEST_DIR/early/ref.k.o" "$TEST_DIR/early/k.o"
+  # The memo made stale: it names the other kind of pieces.
+  for f in "$XDG_CACHE_HOME"/shimctl/pieces-checked/*; do
+    case $(cat "$f") in objects) echo images >"$f" ;; images) echo objects >"$f" ;; esac
+  done
+  corpus "$TEST_DIR/stale"
+  pz_compile "$TEST_DIR/stale" -O2 $(targets "$b,$c") -c k.hip -o k.o
+  grep -qx 'shimctl-shim: pieces: pieces started before the plan are not what it asks for: compiled again' \
+    "$TEST_DIR/stale/trace" || fail "the stale memo's pieces were not compiled again:"$'\n'"$(cat "$TEST_DIR/stale/trace")"
+  expect_eq "" "$(whole_in "$TEST_DIR/stale")" "whole-object reason after a stale memo"
+  expect_eq 2 "$(split_in "$TEST_DIR/stale")" "pieces of the object after a stale memo"
+  pz_ref "$TEST_DIR/stale" k.o -O2 $(targets "$b,$c") -c k.hip -o k.o
+  expect_same_file "$TEST_DIR/stale/ref.k.o" "$TEST_DIR/stale/k.o"
+  expect_eq "$memos" "$(cat "$XDG_CACHE_HOME"/shimctl/pieces-checked/* | grep -vxE 'same|differ' | xargs)" \
+    "the plan's memo after the stale one"
 }
 
 # pz_case_rdc A B C: -fgpu-rdc (bitcode pieces; the host reads a static device variable, whose

@@ -1,6 +1,4 @@
 #include <algorithm>
-#include <atomic>
-#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <fmt/format.h>
@@ -17,6 +15,7 @@
 #include <shimctl/pieces/piece_counts.hpp>
 #include <shimctl/pieces/piece_image.hpp>
 #include <shimctl/pieces/piece_join.hpp>
+#include <shimctl/pieces/piece_runs.hpp>
 #include <shimctl/pieces/piece_trace.hpp>
 #include <shimctl/pieces/piece_verdict.hpp>
 #include <shimctl/pieces/wrapper_dry_run.hpp>
@@ -25,12 +24,12 @@
 #include <shimctl/util/scratch.hpp>
 #include <shimctl/util/sha256.hpp>
 #include <shimctl/util/text.hpp>
-#include <thread>
-#include <unistd.h>
 
 namespace shimctl::pieces {
 
 namespace {
+
+using util::EnvChanges;
 
 std::string env_or(const char* name, std::string fallback = {}) {
   const char* value = std::getenv(name);
@@ -53,60 +52,9 @@ void add_counts_of(const PieceRequest& request, const PieceCounts& counts) {
   add_counts(cache_dir_of(request), request.tool->file_umask(), counts);
 }
 
-bool exists(const std::string& path) {
-  return ::access(path.c_str(), F_OK) == 0;
-}
-
 } // namespace
 
 namespace {
-
-// How many pieces run at once: the CPUs the 1-minute load leaves idle, at least 1. In a
-// parallel build every CPU is busy and the pieces run one after the other, as the driver runs
-// its own jobs; a lone compile (a JIT caller's) gets its targets compiled side by side.
-std::size_t concurrency(std::size_t pieces) {
-  double load = 0;
-  long cpus = ::sysconf(_SC_NPROCESSORS_ONLN);
-  if (::getloadavg(&load, 1) != 1 || cpus < 1)
-    return 1;
-  long idle = cpus - std::lround(load) + 1; // the load counts this compile too
-  return std::clamp<std::size_t>(idle > 0 ? static_cast<std::size_t>(idle) : 1, 1, pieces);
-}
-
-using util::EnvChanges;
-
-// Runs each non-empty ARGS[i] (a piece through the cache tool, MARKS[i] its mark, ENVS[i] its
-// environment's changes) and returns the results in the same order; CONCURRENCY at once.
-std::vector<util::Result<util::RunResult>> run_pieces(
-  const PieceRequest& request,
-  const std::vector<std::vector<std::string>>& args,
-  const std::vector<std::string>& marks,
-  const std::vector<EnvChanges>& envs) {
-  std::vector<util::Result<util::RunResult>> results(
-    args.size(), std::unexpected(util::Error{ "not run", util::ExitCode::failure }));
-  std::vector<std::size_t> todo;
-  for (std::size_t i = 0; i < args.size(); i++)
-    if (!args[i].empty())
-      todo.push_back(i);
-  std::atomic<std::size_t> next{ 0 };
-  auto worker = [&] {
-    for (std::size_t n; (n = next++) < todo.size();) {
-      std::size_t i = todo[n];
-      util::RunOptions options;
-      options.env = envs[i];
-      options.env["SHIMCTL_PIECE_MARK"] = marks[i];
-      request.tool->piece_environment(options.env);
-      results[i] = util::run(args[i], options);
-    }
-  };
-  std::vector<std::thread> threads(concurrency(todo.size()) - 1);
-  for (auto& t : threads)
-    t = std::thread(worker);
-  worker();
-  for (auto& t : threads)
-    t.join();
-  return results;
-}
 
 // What the first split's verdict is kept for: the kind of plan.
 std::string plan_kind(const OffloadPlan& plan) {
@@ -118,24 +66,15 @@ std::string plan_kind(const OffloadPlan& plan) {
          (compressed ? " compressed" : "");
 }
 
-// The bundler job and its inputs' order from the linker wrapper's dry run (WRAPPER) into PLAN,
-// and PIECE_FILES (in the order of the plan's bundle_inputs so far: its packager's images) put in
-// that order. "" or why the call runs whole.
-std::string take_wrapper_bundler(OffloadPlan& plan,
-                                 WrapperJobs wrapper,
-                                 std::vector<std::string>& piece_files) {
+// The bundler job and its inputs' order from the linker wrapper's dry run (WRAPPER) into PLAN.
+// "" or why the call runs whole.
+std::string take_wrapper_bundler(OffloadPlan& plan, WrapperJobs wrapper) {
   if (!wrapper.whole_reason.empty())
     return wrapper.whole_reason;
   bool compresses = std::ranges::any_of(
     wrapper.bundler, [](const std::string& arg) { return arg.starts_with("-compress"); });
   if (compresses != (std::ranges::find(plan.wrapper, "--compress") != plan.wrapper.end()))
     return "the linker wrapper's bundler compresses otherwise than its call asks";
-  std::map<std::string, std::string> file_of;
-  for (std::size_t i = 0; i < plan.bundle_inputs.size(); i++)
-    file_of[plan.bundle_inputs[i]] = piece_files[i];
-  piece_files.clear();
-  for (const auto& id : wrapper.bundle_inputs)
-    piece_files.push_back(id.empty() ? std::string() : file_of.at(id));
   plan.bundler = std::move(wrapper.bundler);
   plan.bundle_inputs = std::move(wrapper.bundle_inputs);
   return {};
@@ -147,6 +86,28 @@ std::string take_wrapper_bundler(OffloadPlan& plan,
 std::string image_piece_env(const PieceRequest& request, EnvChanges& env) {
   env[piece_image_env] = "1";
   return request.tool->key_apart(piece_image_key, env);
+}
+
+// Where the kind of pieces this toolchain's plan asked for is kept, for calls of CALL's kind
+// (-fgpu-rdc or not) with the same offload options (--[no-]offload-new-driver, --offload-compress):
+// "objects" (device objects), "images" (the new driver's, piece_image.hpp) or "whole" (no split).
+// The pieces start before the driver's plan is back as it last asked for them. Only a guess: the
+// plan decides, and a wrong guess costs the pieces it started (then they are compiled again).
+VerdictPlace plan_memo_place(const PieceRequest& request, const OffloadCall& call) {
+  std::string flags = call.rdc ? "plan rdc" : "plan objects";
+  for (const auto& arg : request.argv)
+    if ((arg.starts_with("--offload-") || arg.starts_with("--no-offload-")) &&
+        !arg.contains("offload-arch="))
+      flags += " " + arg;
+  return verdict_place(request.tool->compiler_key(), request.real, flags);
+}
+
+// The pieces' environment for what MEMO says the plan asks for; nullopt: wait for the plan.
+std::optional<EnvChanges> early_piece_env(const PieceRequest& request, const std::string& memo) {
+  EnvChanges env;
+  if (memo == "objects" || (memo == "images" && image_piece_env(request, env).empty()))
+    return env;
+  return std::nullopt;
 }
 
 // A split the driver's plan allows: the call, its plan with the bundler's inputs, the pieces'
@@ -165,15 +126,11 @@ struct Split {
   std::string host_verdict;
 };
 
-// The split of REQUEST's call in SCRATCH, or why it runs whole (the reason in WHY).
-std::optional<Split> plan_split(const PieceRequest& request,
-                                const util::ScratchDir& scratch,
-                                std::string& why) {
+// REQUEST's call, if a split may reproduce it; else nullopt and why in WHY.
+std::optional<OffloadCall> call_to_split(const PieceRequest& request, std::string& why) {
   std::vector<std::string> args(request.argv.begin() + 1, request.argv.end());
   const char* pieces = std::getenv("SHIMCTL_PIECES");
-  Split split;
-  auto& call = split.call;
-  call = read_offload_call(args, pieces && std::string_view(pieces) == "1");
+  OffloadCall call = read_offload_call(args, pieces && std::string_view(pieces) == "1");
   if (!(why = call.whole_reason).empty())
     return std::nullopt;
   char expected[SHIMCTL_CUID_HEX + 1];
@@ -182,6 +139,18 @@ std::optional<Split> plan_split(const PieceRequest& request,
     why = "the CUID is not the shim's";
     return std::nullopt;
   }
+  return call;
+}
+
+// The split of CALL in SCRATCH, from the driver's plan, or why it runs whole (in WHY).
+std::optional<Split> plan_split(const PieceRequest& request,
+                                OffloadCall offload_call,
+                                const util::ScratchDir& scratch,
+                                std::string& why) {
+  Split split;
+  split.call = std::move(offload_call);
+  const auto& call = split.call;
+  std::vector<std::string> args(request.argv.begin() + 1, request.argv.end());
   args.push_back("-###");
   auto jobs = run_compiler(request, args);
   if (!jobs || !jobs->ok()) {
@@ -225,65 +194,44 @@ std::optional<Split> plan_split(const PieceRequest& request,
   return split;
 }
 
-// Each target's piece (and the host half) through the cache tool, as many at once as there are
-// idle CPUs: their files in PIECE_FILES, their stderr in MESSAGES (the one-step order), hits and
-// misses in COUNTS. "" or why the call runs whole.
+// Pieces started before the driver's plan was back (early_piece_env), still running.
+struct EarlyPieces {
+  EnvChanges env;
+  std::vector<PieceRun> runs;
+  std::future<std::vector<util::Result<util::RunResult>>> results;
+};
+
+// The split's pieces and host half through the cache tool: the EARLY pieces when they are what
+// the plan asks for (the host half runs beside them), else all now. Their files in FILE_OF,
+// stderr in MESSAGES, hits and misses in COUNTS. "" or why the call runs whole.
 std::string compile_the_pieces(const PieceRequest& request,
                                const Split& split,
                                const util::ScratchDir& scratch,
-                               std::vector<std::string>& piece_files,
+                               EarlyPieces& early,
                                std::string& messages,
-                               PieceCounts& counts) {
-  const auto& inputs = split.plan.bundle_inputs;
-  piece_files.assign(inputs.size(), {});
-  std::size_t halves = split.host_half.file.empty() ? 0 : 1; // the host half: the last entry
-  std::vector<std::vector<std::string>> piece_args(inputs.size() + halves);
-  std::vector<std::string> marks(piece_args.size());
-  std::vector<EnvChanges> envs(piece_args.size(), split.piece_env);
-  std::vector<std::string> names(piece_args.size());
-  if (halves) {
-    piece_args.back() = host_half_command(request, split.call, split.host_half.file);
-    marks.back() = scratch.file("host-half.compiled");
-    envs.back() = {};
-    names.back() = "host";
+                               PieceCounts& counts,
+                               std::map<std::string, std::string>& file_of) {
+  bool early_fits = early.results.valid() && early.env == split.piece_env;
+  std::vector<PieceRun> runs;
+  if (!early_fits) {
+    if (early.results.valid()) { // counted (the cache tool counted them), not used
+      std::string unused;
+      std::map<std::string, std::string> unused_files;
+      (void)account_pieces(request, early.runs, early.results.get(), unused, counts, unused_files);
+      for (const auto& run : early.runs)
+        std::remove(run.mark.c_str());
+      trace("pieces started before the plan are not what it asks for: compiled again");
+    }
+    runs = target_piece_runs(request, split.call, split.piece_env, scratch);
   }
-  for (std::size_t i = 0; i < inputs.size(); i++) {
-    if (inputs[i].empty())
-      continue;
-    names[i] = inputs[i];
-    piece_files[i] = scratch.file("piece-" + target_file_name(inputs[i]) + ".o");
-    // The shim under the cache tool marks a piece it compiled (shim/pieces_handoff.c): a miss.
-    marks[i] = scratch.file("piece-" + target_file_name(inputs[i]) + ".compiled");
-    auto& piece = piece_args[i];
-    piece = { request.cache_tool, request.compiler };
-    piece.insert(piece.end(), split.call.shared_args.begin(), split.call.shared_args.end());
-    for (const char* flag : { "--cuda-device-only", "--no-gpu-bundle-output" })
-      piece.emplace_back(flag);
-    piece.push_back("--offload-arch=" + inputs[i]);
-    auto depend =
-      request.tool->piece_depend_args(scratch.file("piece-" + target_file_name(inputs[i]) + ".d"));
-    piece.insert(piece.end(), depend.begin(), depend.end());
-    piece.push_back("-o");
-    piece.push_back(piece_files[i]);
-  }
-  auto runs = run_pieces(request, piece_args, marks, envs);
-  std::string log = env_or(SHIMCTL_MEASURE_LOG);
-  for (std::size_t i = 0; i < piece_args.size(); i++) {
-    if (piece_args[i].empty())
-      continue;
-    bool host = halves && i == piece_args.size() - 1;
-    if (!runs[i] || !runs[i]->ok())
-      return host ? "the host half failed" : "the piece for " + names[i] + " failed";
-    messages += runs[i]->err;
-    bool hit = !exists(marks[i]);
-    auto kind = host ? (hit ? host_hit : host_miss) : (hit ? piece_hit : piece_miss);
-    counts[std::string(kind)]++;
-    trace(fmt::format(
-      "{} {}", host ? "host half" : "piece " + names[i], hit ? "hit" : "miss (compiled)"));
-    if (!log.empty())
-      record_for_measure(log, kind, names[i], request.tool->name());
-  }
-  return {};
+  if (!split.host_half.file.empty())
+    runs.push_back(host_half_run(request, split.call, split.host_half.file, scratch));
+  auto results = run_pieces(request, runs);
+  std::string failed;
+  if (early_fits)
+    failed = account_pieces(request, early.runs, early.results.get(), messages, counts, file_of);
+  auto also_failed = account_pieces(request, runs, results, messages, counts, file_of);
+  return failed.empty() ? also_failed : failed;
 }
 
 // The first split of this toolchain (and the first reassembly from a host half): against its
@@ -316,13 +264,44 @@ PieceResult split_compile_of(const PieceRequest& request) {
   if (!scratch)
     return whole("no scratch directory: " + scratch.error().message);
   std::string why;
-  auto split = plan_split(request, *scratch, why);
-  if (!split)
+  auto call = call_to_split(request, why);
+  if (!call)
     return whole(why);
   // A tool with a jobserver of its own: this compile's slot goes back while its pieces run there.
   bool lends = request.tool->runs_a_jobserver();
-  auto slot = lends ? LentSlot::lend(env_or("CARGO_MAKEFLAGS")) : std::nullopt;
-  if (lends && !slot)
+  std::optional<LentSlot> slot;
+  auto lend = [&slot] {
+    if (auto lent = LentSlot::lend(env_or("CARGO_MAKEFLAGS")))
+      slot.emplace(std::move(*lent));
+    return slot.has_value();
+  };
+  PieceCounts counts;
+  EarlyPieces early;
+  auto memo_at = plan_memo_place(request, *call);
+  auto memo = read_verdict(memo_at);
+  if (auto env = early_piece_env(request, memo); env && (!lends || lend())) {
+    early.env = std::move(*env);
+    early.runs = target_piece_runs(request, *call, early.env, *scratch);
+    early.results =
+      std::async(std::launch::async, run_pieces, std::cref(request), std::cref(early.runs));
+    trace(fmt::format("pieces started before the plan, as it last asked ({})", memo));
+  }
+  auto split = plan_split(request, std::move(*call), *scratch, why);
+  if (std::string asked = !split                        ? "whole"
+                          : split->bundler_from_wrapper ? "images"
+                                                        : "objects";
+      asked != memo && !memo_at.dir.empty())
+    record_memo(memo_at, asked);
+  if (!split) {
+    if (early.results.valid()) { // what the cache tool counted as compiles, counted apart
+      std::string unused;
+      std::map<std::string, std::string> unused_files;
+      (void)account_pieces(request, early.runs, early.results.get(), unused, counts, unused_files);
+      add_counts_of(request, counts);
+    }
+    return whole(why);
+  }
+  if (lends && !slot && !lend())
     return whole(fmt::format("{} names no jobserver slot to lend while the pieces compile",
                              request.tool->name()));
   // The wrapper's dry run needs no device code: it runs beside the pieces, off their path.
@@ -330,18 +309,23 @@ PieceResult split_compile_of(const PieceRequest& request) {
   if (split->bundler_from_wrapper)
     dry_run = std::async(
       std::launch::async, dry_run_on_placeholders, std::cref(split->plan), std::cref(*scratch));
-  PieceCounts counts;
   std::string messages;
-  std::vector<std::string> piece_files;
-  if (auto failed = compile_the_pieces(request, *split, *scratch, piece_files, messages, counts);
-      !failed.empty())
+  std::map<std::string, std::string> file_of;
+  auto failed = compile_the_pieces(request, *split, *scratch, early, messages, counts, file_of);
+  if (!failed.empty()) {
+    add_counts_of(request, counts);
     return whole(failed);
+  }
   if (slot)
     slot->take_back();
   if (dry_run.valid())
-    if (auto failed = take_wrapper_bundler(split->plan, dry_run.get(), piece_files);
-        !failed.empty())
-      return whole(failed);
+    if (auto refused = take_wrapper_bundler(split->plan, dry_run.get()); !refused.empty()) {
+      add_counts_of(request, counts);
+      return whole(refused);
+    }
+  std::vector<std::string> piece_files; // one per bundle input, "" for the host's
+  for (const auto& id : split->plan.bundle_inputs)
+    piece_files.push_back(id.empty() ? std::string() : file_of[id]);
 
   auto& host_half = split->host_half;
   std::string host_half_failure;

@@ -30,11 +30,15 @@ std::string read_verdict(const VerdictPlace& place) {
 
 // Made where missing (a new user's ~/.cache too): else every split would be checked again.
 void record_verdict(const VerdictPlace& place, bool same) {
+  record_memo(place, same ? "same" : "differ");
+}
+
+void record_memo(const VerdictPlace& place, std::string_view text) {
   auto made = core::make_user_cache_dir(verdicts_dir);
   if (!made)
     return;
   if (auto dir = util::Dir::open(*made))
-    (void)dir->write_atomic(place.name, same ? "same\n" : "differ\n", 0600);
+    (void)dir->write_atomic(place.name, fmt::format("{}\n", text), 0600);
 }
 
 } // namespace shimctl::pieces

@@ -4,6 +4,7 @@
 // plan (the old driver's objects or -fgpu-rdc, the new driver's, compressed or not).
 #pragma once
 #include <string>
+#include <string_view>
 
 namespace shimctl::pieces {
 
@@ -17,8 +18,10 @@ struct VerdictPlace {
 [[nodiscard]] VerdictPlace verdict_place(const std::string& tool_key,
                                          const std::string& real,
                                          const std::string& kind);
-// "same", "differ" or "" (not checked yet).
+// "same", "differ" or "" (not checked yet); a memo's text.
 [[nodiscard]] std::string read_verdict(const VerdictPlace& place);
 void record_verdict(const VerdictPlace& place, bool same);
+// Keeps TEXT (one word) at PLACE: what a toolchain's plan asked for (piece_compile.cpp).
+void record_memo(const VerdictPlace& place, std::string_view text);
 
 } // namespace shimctl::pieces

@@ -54,6 +54,13 @@ test_hipcc15_one_target() {
   pz_case_one_target gfx90a gfx908
 }
 
+test_clang15_early_pieces() {
+  TEST "clang-15: the pieces start before the plan as it last asked (not on the first split); a stale memo's pieces are compiled again; objects as uncached"
+  pz_prefix 15
+  pz_use clang
+  pz_case_early_pieces gfx908 gfx90a gfx1030
+}
+
 test_hipcc15_rdc() {
   TEST "hipcc/clang-15 -fgpu-rdc: 3 targets from another dir reuse 2 bitcode pieces; object as uncached"
   pz_prefix 15
@@ -144,8 +151,8 @@ test_multiuser() {
   expect_eq "$PZ_USER" "$(stat -c %U "$PZ_MU/home-user/ccache/shimctl-pieces")" "owner of the counters"
   local verdicts
   verdicts=$(find "$PZ_MU/home-user/.cache/shimctl/pieces-checked" -type f -printf '%u ' 2>/dev/null)
-  # One: the split's, the host half's included.
-  expect_eq "$PZ_USER" "$(echo $verdicts)" "the user's verdict files (owners)"
+  # Two: the split's verdict (the host half's included) and the plan's memo.
+  expect_eq "$PZ_USER $PZ_USER" "$(echo $verdicts)" "the user's verdict and memo files (owners)"
   expect_eq "$before" "$(cd "$PZ_MU/home-root" && find . -printf '%p %s %T@\n' | sort)" "root's home after the user's compiles"
   expect_eq "" "$(find "$PZ_MU/home-root" /root -xdev -user "$PZ_USER" -print -quit 2>/dev/null)" \
     "files of the user under root's homes"

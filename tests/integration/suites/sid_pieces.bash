@@ -29,6 +29,13 @@ test_hipcc7_one_target() {
   pz_case_one_target gfx90a gfx942
 }
 
+test_clang_early_pieces() {
+  TEST "clang-$SID_LLVM: the pieces start before the plan as it last asked (not on the first split); a stale memo's pieces are compiled again; objects as uncached"
+  pz_prefix sid
+  pz_use clang
+  pz_case_early_pieces gfx90a gfx942 gfx1100
+}
+
 test_hipcc7_rdc() {
   TEST "hipcc 7/clang-$SID_LLVM -fgpu-rdc: 3 targets from another dir reuse 2 bitcode pieces; object as uncached"
   pz_prefix sid

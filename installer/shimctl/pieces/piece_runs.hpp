@@ -1,0 +1,50 @@
+// The compiles a split sends through the cache tool: one piece per GPU target (its device code,
+// keyed as the tool keys any compile) and the host half. Each is a compile of its own that the
+// cache tool hits or compiles; as many run at once as there are idle CPUs.
+#pragma once
+#include <map>
+#include <shimctl/pieces/offload_call.hpp>
+#include <shimctl/pieces/piece_counts.hpp>
+#include <shimctl/pieces/piece_request.hpp>
+#include <shimctl/util/error.hpp>
+#include <shimctl/util/process.hpp>
+#include <shimctl/util/scratch.hpp>
+#include <string>
+#include <vector>
+
+namespace shimctl::pieces {
+
+struct PieceRun {
+  std::vector<std::string> args; // <cache tool> <compiler> ...
+  util::EnvChanges env;
+  std::string mark; // made by the shim under the cache tool when it compiled (a miss)
+  std::string name; // the target ID, or "host"
+  std::string file; // what it writes
+  bool host = false;
+};
+
+// One piece per target of CALL (in its order), with ENV (an image piece's variables), in SCRATCH.
+[[nodiscard]] std::vector<PieceRun> target_piece_runs(const PieceRequest& request,
+                                                      const OffloadCall& call,
+                                                      const util::EnvChanges& env,
+                                                      const util::ScratchDir& scratch);
+// CALL's host half, written to FILE.
+[[nodiscard]] PieceRun host_half_run(const PieceRequest& request,
+                                     const OffloadCall& call,
+                                     const std::string& file,
+                                     const util::ScratchDir& scratch);
+// Each of RUNS through the cache tool, as many at once as there are idle CPUs; results in order.
+[[nodiscard]] std::vector<util::Result<util::RunResult>> run_pieces(
+  const PieceRequest& request,
+  const std::vector<PieceRun>& runs);
+// What RUNS did (RESULTS): the stderr of each that succeeded added to MESSAGES (in order), its
+// hit or miss to COUNTS (traced, and kept for `shimctl measure`), a target's file to FILE_OF.
+// "" or why the call runs whole (the first that failed).
+[[nodiscard]] std::string account_pieces(const PieceRequest& request,
+                                         const std::vector<PieceRun>& runs,
+                                         const std::vector<util::Result<util::RunResult>>& results,
+                                         std::string& messages,
+                                         PieceCounts& counts,
+                                         std::map<std::string, std::string>& file_of);
+
+} // namespace shimctl::pieces
