@@ -201,6 +201,14 @@ struct EarlyPieces {
   std::future<std::vector<util::Result<util::RunResult>>> results;
 };
 
+// The EARLY pieces, waited for and not used, counted all the same in COUNTS: the cache tool
+// counted each as a compile of its own, which status and measure keep apart from whole objects.
+void count_unused(const PieceRequest& request, EarlyPieces& early, PieceCounts& counts) {
+  std::string messages;
+  std::map<std::string, std::string> files;
+  (void)account_pieces(request, early.runs, early.results.get(), messages, counts, files);
+}
+
 // The split's pieces and host half through the cache tool: the EARLY pieces when they are what
 // the plan asks for (the host half runs beside them), else all now. Their files in FILE_OF,
 // stderr in MESSAGES, hits and misses in COUNTS. "" or why the call runs whole.
@@ -214,10 +222,8 @@ std::string compile_the_pieces(const PieceRequest& request,
   bool early_fits = early.results.valid() && early.env == split.piece_env;
   std::vector<PieceRun> runs;
   if (!early_fits) {
-    if (early.results.valid()) { // counted (the cache tool counted them), not used
-      std::string unused;
-      std::map<std::string, std::string> unused_files;
-      (void)account_pieces(request, early.runs, early.results.get(), unused, counts, unused_files);
+    if (early.results.valid()) {
+      count_unused(request, early, counts);
       for (const auto& run : early.runs)
         std::remove(run.mark.c_str());
       trace("pieces started before the plan are not what it asks for: compiled again");
@@ -293,10 +299,8 @@ PieceResult split_compile_of(const PieceRequest& request) {
       asked != memo && !memo_at.dir.empty())
     record_memo(memo_at, asked);
   if (!split) {
-    if (early.results.valid()) { // what the cache tool counted as compiles, counted apart
-      std::string unused;
-      std::map<std::string, std::string> unused_files;
-      (void)account_pieces(request, early.runs, early.results.get(), unused, counts, unused_files);
+    if (early.results.valid()) {
+      count_unused(request, early, counts);
       add_counts_of(request, counts);
     }
     return whole(why);
