@@ -62,6 +62,20 @@ ccache_redis() {
   install_store ccache "$REDIS_URL" "$@"
 }
 
+# read_only_client M URL LINE: install with the store URL read-only (the shim config has a line
+# matching LINE, grep -x), then machine M compiles x.c (a remote hit) and y.c (a miss that writes
+# nothing to the store).
+read_only_client() {
+  local m=$1
+  install_store ccache "$2" --remote-read-only
+  grep -qx "$3" "$(dirname "$CLANG")/.shimctl.conf" || fail "no read-only remote in the shim config"
+  compile_on "$m" x.c
+  compile_on "$m" y.c
+  expect_eq 1 "$(cstat "$m" remote_storage_hit)" "read-only remote hits"
+  expect_eq 1 "$(cstat "$m" cache_miss)" "read-only misses (y.c)"
+  expect_eq 0 "$(cstat "$m" remote_storage_write)" "read-only remote writes"
+}
+
 test_machine_a_populates_redis_machine_b_hits() {
   TEST "ccache + Redis: machine A (clang, hipcc) fills it; machine B (its own install at the same path, empty cache) hits, the same objects"
   store_fixture
@@ -105,14 +119,7 @@ test_read_only_client_adds_no_keys_but_reads() {
   compile_on a x.c
   local keys; keys=$(redis_keys "$STORE_PORT")
   expect_eq 2 "$keys" "Redis keys after machine A's compile"
-  install_store ccache "$REDIS_URL" --remote-read-only
-  grep -qx "setenv CCACHE_REMOTE_STORAGE=$REDIS_URL|read-only" "$(dirname "$CLANG")/.shimctl.conf" ||
-    fail "no read-only remote in the shim config"
-  compile_on b x.c
-  compile_on b y.c
-  expect_eq 1 "$(cstat b remote_storage_hit)" "read-only remote hits"
-  expect_eq 1 "$(cstat b cache_miss)" "read-only misses (y.c)"
-  expect_eq 0 "$(cstat b remote_storage_write)" "read-only remote writes"
+  read_only_client b "$REDIS_URL" "setenv CCACHE_REMOTE_STORAGE=$REDIS_URL|read-only"
   expect_eq "$keys" "$(redis_keys "$STORE_PORT")" "keys after the read-only client's hit and miss"
   same a-x b-x
 }
@@ -170,14 +177,7 @@ test_ccache_http_store() {
   expect_eq 0 "$(cstat b cache_miss)" "machine B misses"
   same a-x b-x
   # A read-only client: hits from the store, its miss stores nothing there.
-  install_store ccache "$url" --remote-read-only
-  grep -q '^setenv CCACHE_REMOTE_STORAGE=.*|read-only$' "$(dirname "$CLANG")/.shimctl.conf" ||
-    fail "no read-only remote in the shim config"
-  compile_on c x.c
-  compile_on c y.c
-  expect_eq 1 "$(cstat c remote_storage_hit)" "read-only remote hits"
-  expect_eq 1 "$(cstat c cache_miss)" "read-only misses (y.c)"
-  expect_eq 0 "$(cstat c remote_storage_write)" "read-only remote writes"
+  read_only_client c "$url" 'setenv CCACHE_REMOTE_STORAGE=.*|read-only'
   expect_eq 2 "$(webdav_files "$WEBDAV_DIR/cache")" "HTTP entries after the read-only client's hit and miss"
   same a-x c-x
   grep -q '"PUT /cache/' "$WEBDAV_LOG" || fail "nginx saw no PUT"
