@@ -3,6 +3,7 @@
  * call whose answer can be memoised. One pass over the arguments, no system call. */
 #include "call_traits.h"
 
+#include "option_table.h"
 #include "text.h"
 
 #include <string.h>
@@ -54,40 +55,7 @@ static bool compile_only(const char* arg) {
 
 /* ARG is an option whose value is the next argument (so that value is no input file). */
 static bool takes_value(const char* arg) {
-  static const char* const flags[] = { "-o",
-                                       "-I",
-                                       "-isystem",
-                                       "-include",
-                                       "-imacros",
-                                       "-iquote",
-                                       "-idirafter",
-                                       "-MF",
-                                       "-MT",
-                                       "-MQ",
-                                       "-x",
-                                       "-Xclang",
-                                       "-Xlinker",
-                                       "-Xcompiler",
-                                       "-Xptxas",
-                                       "-Xnvlink",
-                                       "-ccbin",
-                                       "-L",
-                                       "-D",
-                                       "-U",
-                                       "-target",
-                                       "--sysroot",
-                                       "-isysroot",
-                                       "-gencode",
-                                       "-Xarch_host",
-                                       "-Xarch_device",
-                                       "--offload-arch",
-                                       "-arch",
-                                       "--cuda-gpu-arch",
-                                       NULL };
-  for (int i = 0; flags[i]; i++)
-    if (strcmp(arg, flags[i]) == 0)
-      return true;
-  return false;
+  return shimctl_separate_option(arg) != NULL;
 }
 
 /* PATH names a source file by its suffix (what a driver compiles rather than links). */

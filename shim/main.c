@@ -266,6 +266,12 @@ int main(int argc, char** argv) {
   }
   struct call_traits call =
     traits_of(argc, argv, getenv("HCC_AMDGPU_TARGET"), getenv("HIPCC_COMPILE_FLAGS_APPEND"));
+  /* The compile in the form that is the same wherever the code sits, cached or not. */
+  char** located = location_free_arguments(&argc, argv, &call);
+  if (located != argv) {
+    argv = located;
+    call = traits_of(argc, argv, getenv("HCC_AMDGPU_TARGET"), getenv("HIPCC_COMPILE_FLAGS_APPEND"));
+  }
   /* From here on the original runs with the shim's -cuid= too (formats.h): the same object with
    * the cache, without it (SHIMCTL_DISABLE=1) and on every fallback. */
   char** args = compile_arguments(argc, argv, cuid_argument(compiler, &call));

@@ -29,10 +29,15 @@ static bool sccache_add_environment(void) {
         !push_env(dir_entry))
       return false;
   }
-  if (!target_key.len)
-    return true;
   const char buster[] = "SCCACHE_C_CUSTOM_CACHE_BUSTER=";
   long at = find_env(buster, sizeof buster - 1);
+  /* A compile whose object names its directory (-g: DW_AT_comp_dir) is keyed by it, as ccache's
+   * hash_dir keys it: no other build directory's debug information is served. */
+  if (location_bound_call && current_dir() && at >= 0 &&
+      !(cache_env[at] = joined_value(cache_env[at], current_dir())))
+    return false;
+  if (!target_key.len)
+    return true;
   return at >= 0 && (cache_env[at] = with_target_key(cache_env[at])) != NULL;
 }
 

@@ -245,6 +245,16 @@ void route_old_driver_device_links(const struct shimctl_compiler* compiler, int 
  * returns when it does not apply (SHIMCTL_DEVICE_LINKS=0 among others). */
 void hand_off_device_link(const char* real, const struct call_traits* call, int argc, char** argv);
 
+/* ---- anywhere.c: a compile the same wherever the code sits (path_roots.h) ---------------- */
+/* A compile's arguments with every path under its roots in the location-free form, response
+ * files expanded (*ARGC: their count), the build root's view made; ARGV itself when the call
+ * keeps its absolute form (not a compile, SHIMCTL_ANYWHERE=0, the user's CCACHE_BASEDIR or
+ * SCCACHE_BASEDIRS, debug information, no build tree, an argument naming a root that cannot be
+ * rewritten: the last two with an event). */
+char** location_free_arguments(int* argc, char** argv, const struct call_traits* call);
+/* The call asks for what names its place (-g, coverage): its key must name the place too. */
+extern bool location_bound_call;
+
 /* ---- identity_guard.c ------------------------------------------------------------------- */
 /* Puts the first FINGERPRINT_KEY_LEN digits of the toolchain's current fingerprint at KEY;
  * false when unknown. */
