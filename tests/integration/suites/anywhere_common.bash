@@ -1,0 +1,188 @@
+# A hit wherever the code sits (issue 42): the same commit built in checkout A (in-tree build
+# dir), then from empty build dirs in B (a CI runner's path: other depth, other names) and C (a
+# pip build: the source and build trees side by side in a temp dir, out of tree), through one
+# cache. The project: scripts/gen-hip-project --shapes (12 kernel units with headers in a sibling
+# include dir and a header generated into the build tree, one unit returning __FILE__, one
+# compiled with -g, one with its flags in a response file).
+# The stack is a parameter (anywhere.bash: Debian 12, hipcc 5.2/clang-15, ccache 4.7.5;
+# sid_anywhere.bash: hipcc 7.0.2/clang-21, ccache 4.14.2 and sccache 0.17; sid23_anywhere.bash:
+# clang-23, the new offload driver). A suite sets AN_TOOLS (the cache tools to run: ccache, or
+# "ccache sccache") before it sources this file.
+
+AN_UNITS=12
+AN_TOTAL=$((AN_UNITS + 3)) # the three shapes
+
+# an_prefix TOOL: P = a private copy of the stack's fixture, installed with TOOL (its cache in
+# $TEST_DIR/cache-TOOL), XDG_CACHE_HOME and a short TMPDIR (sccache's socket) of the test's own.
+an_prefix() {
+  P=$TEST_DIR/rocm
+  if [ "${STACK:-}" = sid ]; then
+    local fixture
+    fixture=$(rocm_prefix sid) || { fail "cannot build the sid fixture prefix"; return 1; }
+    cp -a "$fixture" "$P" || { fail "cannot copy $fixture"; return 1; }
+  else
+    copy_rocm_prefix "$P" || return 1
+  fi
+  export XDG_CACHE_HOME=$TEST_DIR/xdg TMPDIR=$TEST_DIR/t
+  mkdir -p "$XDG_CACHE_HOME" "$TMPDIR"
+  unset CCACHE_DIR SCCACHE_DIR
+  "$SHIMCTL" install "$P" --cache "$1" --cache-dir "$TEST_DIR/cache-$1" --no-verify \
+    >"$TEST_DIR/install.out" 2>&1 || { fail "install --cache $1 failed:"$'\n'"$(cat "$TEST_DIR/install.out")"; return 1; }
+  [ "$1" = sccache ] && trap 'sc_stop_servers' EXIT
+  return 0
+}
+
+# an_checkout DIR: the project's sources at DIR, the top of a repository (.git); the generated
+# sources are the suite's, written once: every checkout holds the same bytes.
+an_checkout() {
+  if [ ! -d "$SUITE_TMP/project" ]; then
+    "$SCRIPTS/gen-hip-project" "$SUITE_TMP/project.new" "$AN_UNITS" --shapes >/dev/null &&
+      mv "$SUITE_TMP/project.new" "$SUITE_TMP/project" || { fail "gen-hip-project failed"; return 1; }
+  fi
+  mkdir -p "$1" && cp -a "$SUITE_TMP/project/." "$1/" && mkdir -p "$1/.git" ||
+    fail "cannot lay out a checkout at $1"
+}
+
+# an_build NAME SRC BUILD: configured (CMake + Ninja, hipcc as the C++ compiler) and built under
+# `shimctl measure`: NAME.json (compiles, hits, misses).
+an_build() {
+  local name=$1 src=$2 build=$3
+  mkdir -p "$(dirname "$build")"
+  cmake -S "$src" -B "$build" -G Ninja -DCMAKE_CXX_COMPILER="$P/bin/hipcc" \
+    -DCMAKE_BUILD_TYPE=Release -DBENCH_ARCH=gfx90a >"$TEST_DIR/$name.configure.log" 2>&1 ||
+    { fail "configure $name failed:"$'\n'"$(tail -30 "$TEST_DIR/$name.configure.log")"; return 1; }
+  "$SHIMCTL" measure --json -- ninja -C "$build" >"$TEST_DIR/$name.json" 2>"$TEST_DIR/$name.log" ||
+    { fail "build $name failed:"$'\n'"$(tail -30 "$TEST_DIR/$name.log")"; return 1; }
+}
+
+an_counts() { # NAME -> "compiles hits misses"
+  python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["compiles"], d["hits"], d["misses"])' \
+    "$TEST_DIR/$1.json"
+}
+
+an_objects() { find "$1" -name '*.o' -path '*CMakeFiles*' | sort; }
+
+# expect_as_uncached BUILD: every object of BUILD is byte-identical to the one the same build dir
+# writes with the cache off (SHIMCTL_DISABLE=1: the same rewriting, no cache).
+expect_as_uncached() {
+  local build=$1 o n=0
+  rm -rf "$build.cached" && mkdir -p "$build.cached"
+  for o in $(an_objects "$build"); do cp "$o" "$build.cached/$(basename "$o")"; done
+  ninja -C "$build" -t clean >/dev/null
+  SHIMCTL_DISABLE=1 ninja -C "$build" >"$build.uncached.log" 2>&1 ||
+    { fail "uncached build of $build failed: $(tail -20 "$build.uncached.log")"; return 1; }
+  for o in $(an_objects "$build"); do
+    cmp -s "$o" "$build.cached/$(basename "$o")" || fail "$(basename "$o") of $build differs from its uncached build"
+    n=$((n + 1))
+  done
+  expect_eq "$AN_TOTAL" "$n" "objects compared in $build"
+}
+
+# expect_names_not ROOT BUILD: no object and no recorded dependency of BUILD names ROOT.
+expect_names_not() {
+  local root=$1 build=$2 o
+  for o in $(an_objects "$build"); do
+    ! grep -qaF "$root" "$o" || fail "$o names $root: $(strings -a "$o" | grep -F "$root" | head -3)"
+  done
+  ! ninja -C "$build" -t deps | grep -qF "$root" ||
+    fail "the depfiles of $build name $root: $(ninja -C "$build" -t deps | grep -F "$root" | head -3)"
+}
+
+an_anywhere() { # TOOL
+  local tool=$1
+  an_prefix "$tool" || return
+  local a=$TEST_DIR/home/alice/src/proj b=$TEST_DIR/srv/ci/runner/_work/proj/proj
+  local c=$TEST_DIR/tmp/pip-req-build-k2j4x/proj cb=$TEST_DIR/tmp/pip-req-build-k2j4x/build/temp.linux-x86_64
+  an_checkout "$a" && an_checkout "$b" && an_checkout "$c" || return
+  an_build A "$a" "$a/build" || return
+  expect_eq "$AN_TOTAL 0 $AN_TOTAL" "$(an_counts A)" "A (cold): compiles hits misses"
+  # B and C: every compile hits but the -g one, whose debug information names its directory.
+  an_build B "$b" "$b/build" || return
+  expect_eq "$AN_TOTAL $((AN_TOTAL - 1)) 1" "$(an_counts B)" "B (a CI runner's path): compiles hits misses"
+  an_build C "$c" "$cb" || return
+  expect_eq "$AN_TOTAL $((AN_TOTAL - 1)) 1" "$(an_counts C)" "C (a pip build, out of tree): compiles hits misses"
+  [ -L "$cb/.shimctl-roots/s" ] && [ "$(readlink "$cb/.shimctl-roots/s")" = "$c" ] ||
+    fail "C's view of its source tree: $(ls -l "$cb/.shimctl-roots" 2>&1)"
+  # What the objects say: __FILE__ through the view; the -g unit names C's build dir.
+  local where=$cb/CMakeFiles/hipbench.dir/src/where_file.hip.o
+  grep -qaF ".shimctl-roots/s/src/where_file.hip" "$where" ||
+    fail "where_file.o holds no view path: $(strings -a "$where" | grep where_file | head -3)"
+  grep -qaF "$cb" "$cb/CMakeFiles/hipbench.dir/src/debug_g.hip.o" ||
+    fail "the -g object does not name its own build dir $cb"
+  expect_names_not "$TEST_DIR/home/alice" "$b/build"
+  expect_names_not "$TEST_DIR/home/alice" "$cb"
+  expect_as_uncached "$b/build"
+  expect_as_uncached "$cb"
+}
+
+test_anywhere_ccache() {
+  TEST "ccache: B and C hit every compile but the -g one; objects as uncached there; none names A"
+  an_anywhere ccache
+  local direct
+  direct=$(CCACHE_DIR=$TEST_DIR/cache-ccache ccache --print-stats | awk '$1 == "direct_cache_hit" { print $2 }')
+  expect_eq $((2 * (AN_TOTAL - 1))) "$direct" "direct-mode hits of B and C"
+}
+
+test_anywhere_sccache() {
+  [[ " $AN_TOOLS " == *" sccache "* ]] || return 0
+  TEST "sccache: B and C hit every compile but the -g one; objects as uncached there; none names A"
+  an_anywhere sccache
+}
+
+# The shapes that keep the absolute form: each compiles right, as before, with one event.
+test_anywhere_absolute_forms() {
+  TEST "a source outside every root, a -D naming the root, SHIMCTL_ANYWHERE=0: absolute form, correct objects"
+  an_prefix ccache || return
+  local a=$TEST_DIR/home/alice/src/proj out
+  an_checkout "$a" || return
+  an_build A "$a" "$a/build" || return
+  mkdir -p "$TEST_DIR/elsewhere" && cp "$a/src/unit_001.hip" "$TEST_DIR/elsewhere/outside.hip"
+  # From the build tree, a source in no root (no repository, no CMake source tree).
+  (cd "$a/build" && SHIMCTL_SHIM_TRACE=1 "$P/bin/hipcc" -x hip --offload-arch=gfx90a -I"$a/include" \
+    -Iinclude -c "$TEST_DIR/elsewhere/outside.hip" -o outside.o) >"$TEST_DIR/outside.log" 2>&1 ||
+    fail "outside compile failed: $(cat "$TEST_DIR/outside.log")"
+  expect_contains "$(cat "$TEST_DIR/outside.log")" "absolute paths: source outside every root" "trace"
+  expect_contains "$(cat "$P/.shimctl/events.log")" "anywhere-absolute" "events.log"
+  (cd "$a/build" && SHIMCTL_SHIM_TRACE=1 "$P/bin/hipcc" -x hip --offload-arch=gfx90a -I"$a/include" \
+    -Iinclude "-DDATA_DIR=\"$a/data\"" -c "$a/src/unit_002.hip" -o d.o) >"$TEST_DIR/d.log" 2>&1 ||
+    fail "-D compile failed: $(cat "$TEST_DIR/d.log")"
+  expect_contains "$(cat "$TEST_DIR/d.log")" "an argument names a root" "trace of the -D compile"
+  # Turned off: the source by its absolute path, as the caller named it.
+  (cd "$a/build" && SHIMCTL_ANYWHERE=0 SHIMCTL_DISABLE=1 "$P/bin/hipcc" -x hip --offload-arch=gfx90a \
+    -I"$a/include" -Iinclude -c "$a/src/where_file.hip" -o off.o) ||
+    fail "SHIMCTL_ANYWHERE=0 compile failed"
+  grep -qaF "$a/src/where_file.hip" "$a/build/off.o" || fail "SHIMCTL_ANYWHERE=0: __FILE__ is not absolute"
+  # A path with spaces and a symlinked checkout: relative forms, objects as uncached.
+  local s="$TEST_DIR/with space/proj"
+  an_checkout "$s" || return
+  an_build S "$s" "$s/build" || return
+  expect_eq "$AN_TOTAL $((AN_TOTAL - 1)) 1" "$(an_counts S)" "a checkout with a space: compiles hits misses"
+  ln -s "$a" "$TEST_DIR/link-to-a"
+  an_build L "$TEST_DIR/link-to-a" "$TEST_DIR/link-to-a/build-l" || return
+  out=$(an_counts L)
+  [ "${out%% *}" = "$AN_TOTAL" ] || fail "symlinked checkout: $out"
+  expect_as_uncached "$TEST_DIR/link-to-a/build-l"
+}
+
+# The source tree moved: the view follows it (what it pointed at is gone); a view that points at
+# another tree that still exists is left alone (absolute form).
+test_anywhere_moved_tree() {
+  TEST "a moved checkout: the view follows; another tree's view is left alone"
+  an_prefix ccache || return
+  local a=$TEST_DIR/a/proj
+  an_checkout "$a" || return
+  an_build A "$a" "$TEST_DIR/out" || return
+  mv "$TEST_DIR/a" "$TEST_DIR/moved"
+  rm -rf "$TEST_DIR/out"
+  an_build M "$TEST_DIR/moved/proj" "$TEST_DIR/out" || return
+  expect_eq "$AN_TOTAL $((AN_TOTAL - 1)) 1" "$(an_counts M)" "moved: compiles hits misses"
+  expect_eq "$TEST_DIR/moved/proj" "$(readlink "$TEST_DIR/out/.shimctl-roots/s")" "the view"
+  # A second tree compiled in that build dir while the first still exists: absolute form.
+  local o=$TEST_DIR/other/proj
+  an_checkout "$o" || return
+  (cd "$TEST_DIR/out" && SHIMCTL_SHIM_TRACE=1 "$P/bin/hipcc" -x hip --offload-arch=gfx90a \
+    -I"$o/include" -Iinclude -c "$o/src/unit_003.hip" -o other.o) >"$TEST_DIR/other.log" 2>&1 ||
+    fail "compile of the other tree failed: $(cat "$TEST_DIR/other.log")"
+  expect_contains "$(cat "$TEST_DIR/other.log")" "no view in the build tree" "trace"
+  expect_eq "$TEST_DIR/moved/proj" "$(readlink "$TEST_DIR/out/.shimctl-roots/s")" "the view after"
+}
