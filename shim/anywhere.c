@@ -341,6 +341,8 @@ char** location_free_arguments(int* argc_io, char** argv, const struct call_trai
   if (!flat)
     return absolute_form(argv, "anywhere-absolute", "response file not expanded:", why);
   struct call_traits traits = traits_of(flat_argc, flat, NULL, NULL);
+  if (traits.kind != CALL_COMPILE) /* a response file that held a link: the call as it was */
+    return argv;
   struct shimctl_roots build_only = { { roots.path[SHIMCTL_ROOT_BUILD] }, cwd };
   const char* anchor =
     traits.source && shimctl_root_of(&build_only, traits.source) < 0 && traits.source[0] == '/'
