@@ -8,7 +8,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from . import analysis, callers, chart, cold, ggml, hits, links, pieces, report, stores, workloads
+from . import analysis, anywhere, callers, chart, cold, ggml, hits, links, pieces, report, stores, workloads
 from .common import Bench, BenchError, first_line, have_rocm, loadavg, log
 
 USAGE = ("scripts/bench [--quick] [--section all|callers|ggml|cold|stores|pieces|links] [--pieces|--pieces-only] "
@@ -115,7 +115,7 @@ def main(argv):
         return cold.rounds_main(argv[1:])
     p = argparse.ArgumentParser(prog="scripts/bench", usage=USAGE, add_help=True)
     p.add_argument("--quick", action="store_true")
-    p.add_argument("--section", default="all", choices=("all", "callers", "ggml", "cold", "stores", "pieces", "links"))
+    p.add_argument("--section", default="all", choices=("all", "callers", "ggml", "cold", "stores", "pieces", "links", "anywhere"))
     p.add_argument("--out")
     p.add_argument("--keep", action="store_true")
     p.add_argument("--pieces", dest="ggml_pieces", action="store_const", const="yes", default="no")
@@ -163,6 +163,8 @@ def main(argv):
             pieces.section_pieces(b)
         elif a.section == "links":
             links.section_links(b)
+        elif a.section == "anywhere":
+            anywhere.section_anywhere(b)
         elif a.section == "callers":
             run_callers_only(b, t_start)
         else:
