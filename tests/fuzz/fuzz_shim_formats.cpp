@@ -1,5 +1,6 @@
 // libFuzzer target for the shim's readers: the config (shimctl_parse_config), the identity
-// snapshot (shimctl_snapshot_begin/next), the user-snapshot path rule and the target key pieces,
+// snapshot (shimctl_snapshot_begin/next), the user-snapshot path rule, the target key pieces and
+// the location-free paths (response files split, paths rewritten: shim/path_roots.c),
 // compiled from the shim's own sources (shim/*.c) with the fuzzer's instrumentation.
 // The first byte picks the reader; the rest is its input. Properties checked on every input:
 //   - no crash, no sanitizer report (they write only inside the input they parse in place);
@@ -15,6 +16,7 @@
 #include <memory>
 #include <shim/call_traits.h>
 #include <shim/formats.h>
+#include <shim/path_roots.h>
 #include <shim/target_key.h>
 #include <string>
 #include <vector>
@@ -124,13 +126,36 @@ void fuzz_target_key(std::string text) {
     static_cast<int>(argv.size()), argv.data(), args.back().c_str(), args.front().c_str());
 }
 
+// A response file splits into arguments inside its own text; each path of it, rewritten, stays
+// within its buffer and, when under the source root, names the view.
+void fuzz_location_free(std::string text) {
+  std::string copy = text;
+  std::vector<char*> args(64);
+  int n = shimctl_split_response_file(copy.data(), copy.size(), args.data(), 64);
+  if (n > 64)
+    violated("at most MAX arguments", text);
+  shimctl_roots roots{ { "/w/b", "/w/s", "/v/site-packages" }, "/w/b/sub" };
+  for (int i = 0; i < n; i++) {
+    if (args[i] < copy.data() || args[i] >= copy.data() + copy.size() + 1)
+      violated("an argument lies inside the text", text);
+    char out[64];
+    const char* r = shimctl_location_free(&roots, args[i], out, sizeof out);
+    if (r && (std::string(r).size() >= sizeof out || r[0] == '/'))
+      violated("a location-free form is relative and fits", text);
+    if (r && shimctl_root_of(&roots, args[i]) == SHIMCTL_ROOT_SOURCE &&
+        std::string(r).find(".shimctl-roots/s") == std::string::npos)
+      violated("a source-tree path goes through the view", text);
+    (void)shimctl_packages_dir_len(args[i]);
+  }
+}
+
 } // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   if (size == 0)
     return 0;
   std::string text(reinterpret_cast<const char*>(data) + 1, size - 1);
-  switch (data[0] % 4) {
+  switch (data[0] % 5) {
     case 0:
       fuzz_config(std::move(text));
       break;
@@ -140,8 +165,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     case 2:
       fuzz_user_path(text);
       break;
-    default:
+    case 3:
       fuzz_target_key(std::move(text));
+      break;
+    default:
+      fuzz_location_free(std::move(text));
   }
   return 0;
 }
