@@ -23,8 +23,10 @@ an_prefix() {
   else
     copy_rocm_prefix "$P" || return 1
   fi
-  export XDG_CACHE_HOME=$TEST_DIR/xdg TMPDIR=$TEST_DIR/t
-  mkdir -p "$XDG_CACHE_HOME" "$TMPDIR"
+  # A short TMPDIR: sccache's socket is made there, and a socket's path has a length limit.
+  export XDG_CACHE_HOME=$TEST_DIR/xdg
+  mkdir -p "$XDG_CACHE_HOME" && TMPDIR=$(mktemp -d "$SUITE_TMP/t.XXXX") || { fail "mktemp"; return 1; }
+  export TMPDIR
   unset CCACHE_DIR SCCACHE_DIR
   "$SHIMCTL" install "$P" --cache "$1" --cache-dir "$TEST_DIR/cache-$1" --no-verify \
     >"$TEST_DIR/install.out" 2>&1 || { fail "install --cache $1 failed:"$'\n'"$(cat "$TEST_DIR/install.out")"; return 1; }
@@ -43,13 +45,13 @@ an_checkout() {
     fail "cannot lay out a checkout at $1"
 }
 
-# an_build NAME SRC BUILD: configured (CMake + Ninja, hipcc as the C++ compiler) and built under
-# `shimctl measure`: NAME.json (compiles, hits, misses).
+# an_build NAME SRC BUILD: configured (CMake + Ninja, hipcc as the C++ compiler, the GPU targets
+# AN_ARCHS, default gfx90a) and built under `shimctl measure`: NAME.json (compiles, hits, misses).
 an_build() {
   local name=$1 src=$2 build=$3
   mkdir -p "$(dirname "$build")"
   cmake -S "$src" -B "$build" -G Ninja -DCMAKE_CXX_COMPILER="$P/bin/hipcc" \
-    -DCMAKE_BUILD_TYPE=Release -DBENCH_ARCH=gfx90a >"$TEST_DIR/$name.configure.log" 2>&1 ||
+    -DCMAKE_BUILD_TYPE=Release -DBENCH_ARCH="${AN_ARCHS:-gfx90a}" >"$TEST_DIR/$name.configure.log" 2>&1 ||
     { fail "configure $name failed:"$'\n'"$(tail -30 "$TEST_DIR/$name.configure.log")"; return 1; }
   "$SHIMCTL" measure --json -- ninja -C "$build" >"$TEST_DIR/$name.json" 2>"$TEST_DIR/$name.log" ||
     { fail "build $name failed:"$'\n'"$(tail -30 "$TEST_DIR/$name.log")"; return 1; }
@@ -185,4 +187,20 @@ test_anywhere_moved_tree() {
     fail "compile of the other tree failed: $(cat "$TEST_DIR/other.log")"
   expect_contains "$(cat "$TEST_DIR/other.log")" "no view in the build tree" "trace"
   expect_eq "$TEST_DIR/moved/proj" "$(readlink "$TEST_DIR/out/.shimctl-roots/s")" "the view after"
+}
+
+# Per-target pieces (issue 25) keyed in the location-free form too: B adds a third target to what A
+# built, and every piece of A's two targets hits (the -g unit's are keyed by its place).
+test_anywhere_pieces() {
+  TEST "per-target pieces: B adds a target to A's two; A's pieces hit there but the -g unit's"
+  an_prefix ccache || return
+  local a=$TEST_DIR/home/alice/src/proj b=$TEST_DIR/srv/ci/runner/_work/proj/proj before
+  an_checkout "$a" && an_checkout "$b" || return
+  piece_hits() { awk '$1 == "piece_hit" { n = $2 } END { print n + 0 }' "$TEST_DIR/cache-ccache/shimctl-pieces" 2>/dev/null || echo 0; }
+  AN_ARCHS=gfx90a,gfx942 an_build A "$a" "$a/build" || return
+  before=$(piece_hits)
+  AN_ARCHS=gfx90a,gfx942,gfx908 an_build B "$b" "$b/build" || return
+  expect_eq "$((before + 2 * (AN_TOTAL - 1)))" "$(piece_hits)" "pieces served in B (two per unit but the -g one's)"
+  expect_names_not "$TEST_DIR/home/alice" "$b/build"
+  expect_as_uncached "$b/build"
 }
