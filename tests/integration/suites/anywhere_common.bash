@@ -12,10 +12,9 @@
 AN_UNITS=12
 AN_TOTAL=$((AN_UNITS + 3)) # the three shapes
 
-# an_prefix TOOL: P = a private copy of the stack's fixture, installed with TOOL (its cache in
-# $TEST_DIR/cache-TOOL), XDG_CACHE_HOME and a short TMPDIR (sccache's socket) of the test's own.
-an_prefix() {
-  P=$TEST_DIR/rocm
+# an_prefix_copy DIR: P = DIR, a copy of the stack's fixture prefix.
+an_prefix_copy() {
+  P=$1
   if [ "${STACK:-}" = sid ]; then
     local fixture
     fixture=$(rocm_prefix sid) || { fail "cannot build the sid fixture prefix"; return 1; }
@@ -23,6 +22,12 @@ an_prefix() {
   else
     copy_rocm_prefix "$P" || return 1
   fi
+}
+
+# an_prefix TOOL: P = a private copy of the stack's fixture, installed with TOOL (its cache in
+# $TEST_DIR/cache-TOOL), XDG_CACHE_HOME and a short TMPDIR (sccache's socket) of the test's own.
+an_prefix() {
+  an_prefix_copy "$TEST_DIR/rocm" || return 1
   # A short TMPDIR: sccache's socket is made there, and a socket's path has a length limit.
   export XDG_CACHE_HOME=$TEST_DIR/xdg
   mkdir -p "$XDG_CACHE_HOME" && TMPDIR=$(mktemp -d "$SUITE_TMP/t.XXXX") || { fail "mktemp"; return 1; }
@@ -203,4 +208,51 @@ test_anywhere_pieces() {
   expect_eq "$((before + 2 * (AN_TOTAL - 1)))" "$(piece_hits)" "pieces served in B (two per unit but the -g one's)"
   expect_names_not "$TEST_DIR/home/alice" "$b/build"
   expect_as_uncached "$b/build"
+}
+
+# A torch extension built by two users (torch.utils.cpp_extension's shape: the sources and torch's
+# headers in each user's venv, the build dir ~/.cache/torch_extensions/py311_cpu/NAME with its
+# build.ninja), through one root-installed prefix and a group's shared cache: the second user hits,
+# and each object is the user's own and the same bytes.
+test_anywhere_jit_two_users() {
+  TEST "a JIT extension in two users' venvs and ~/.cache: the second user hits the first's entries"
+  [ "$(id -u)" -eq 0 ] && command -v runuser >/dev/null || { echo "    (not root: skipped)"; return 0; }
+  local tag root u site bdir
+  tag=$(printf '%04x%04x' $$ $RANDOM)
+  root=$(mktemp -d /var/tmp/shimctl-an.XXXXXX) && chmod 755 "$root" || { fail "mktemp"; return 1; }
+  trap "remove_test_users; rm -rf '$root'" EXIT
+  make_test_group "ang$tag"
+  make_test_user "an1$tag" "ang$tag"
+  make_test_user "an2$tag" "ang$tag"
+  an_prefix_copy "$root/rocm" || return
+  "$SHIMCTL" install "$P" --no-verify --shared-cache "$root/shared" --group "ang$tag" \
+    >"$TEST_DIR/install.out" 2>&1 || { fail "install --shared-cache: $(cat "$TEST_DIR/install.out")"; return 1; }
+  for u in "an1$tag" "an2$tag"; do
+    site=$root/home-$u/venv/lib/python3.11/site-packages
+    bdir=$root/home-$u/.cache/torch_extensions/py311_cpu/anyext
+    mkdir -p "$site/anyext/csrc" "$site/torch/include" "$bdir"
+    cp "$SUITE_TMP/jit-k.hip" "$site/anyext/csrc/k.hip" 2>/dev/null || {
+      printf '#include <hip/hip_runtime.h>\n#include <torch_fake.h>\n__global__ void jit_k(float* x) { x[threadIdx.x] = TORCH_FAKE * x[threadIdx.x]; }\n' \
+        >"$site/anyext/csrc/k.hip"
+      cp "$site/anyext/csrc/k.hip" "$SUITE_TMP/jit-k.hip"
+    }
+    echo '#define TORCH_FAKE 2.0f' >"$site/torch/include/torch_fake.h"
+    cat >"$bdir/build.ninja" <<NINJA
+rule hip
+  command = $P/bin/hipcc -I$site/torch/include -I$site/anyext/csrc -fPIC -O3 -DTORCH_EXTENSION_NAME=anyext --offload-arch=gfx90a -c \$in -o \$out
+build k.cuda.o: hip $site/anyext/csrc/k.hip
+NINJA
+    chown -R "$u" "$root/home-$u"
+    runuser -u "$u" -- env -i PATH=/usr/bin:/bin HOME="$root/home-$u" LANG=C ninja -C "$bdir" \
+      >"$TEST_DIR/$u.log" 2>&1 || { fail "$u's JIT build failed: $(cat "$TEST_DIR/$u.log")"; return 1; }
+    expect_eq "$u" "$(stat -c %U "$bdir/k.cuda.o")" "the owner of $u's object"
+  done
+  # Each user's local cache in ~/.cache/ccache; the group's shared one behind it (remote storage).
+  local second=$root/home-an2$tag/.cache/ccache
+  expect_eq "1 1 0" "$(ccache_stat "$second" remote_storage_hit) $(ccache_stat "$second" direct_cache_hit) $(ccache_stat "$second" cache_miss)" \
+    "the second user: hits from the shared cache, direct hits, misses"
+  expect_same_file "$root/home-an1$tag/.cache/torch_extensions/py311_cpu/anyext/k.cuda.o" \
+    "$root/home-an2$tag/.cache/torch_extensions/py311_cpu/anyext/k.cuda.o"
+  ! grep -qaF "home-an1$tag" "$root/home-an2$tag/.cache/torch_extensions/py311_cpu/anyext/k.cuda.o" ||
+    fail "the second user's object names the first user's home"
 }
