@@ -56,7 +56,7 @@ const struct shimctl_option* shimctl_joined_path_option(const char* arg, const c
   size_t found_len = 0;
   for (const struct shimctl_option* o = options; o->name; o++) {
     size_t len = strlen(o->name);
-    if (o->joined && o->path && arg[len] != '\0' && len > found_len && starts_with(arg, o->name)) {
+    if (o->joined && o->path && len > found_len && starts_with(arg, o->name) && arg[len] != '\0') {
       found = o;
       found_len = len;
     }
