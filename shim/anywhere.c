@@ -223,6 +223,43 @@ static bool make_view(enum shimctl_root root) {
   return true;
 }
 
+/* PATH and its parents up to the cache home made (0700 where new); best effort. */
+static void make_parents(char* path, size_t from) {
+  for (char* slash = strchr(path + from + 1, '/'); slash; slash = strchr(slash + 1, '/')) {
+    *slash = '\0';
+    mkdir(path, 0700);
+    *slash = '/';
+  }
+}
+
+/* This user's memo of the build tree of the last location-free compile through this prefix
+ * (formats/user_files.h): one readlink when it is current, a new link when the tree changed. */
+static void note_last_roots(void) {
+  char prefix[PATH_MAX], memo[PATH_MAX], target[PATH_MAX], temporary[PATH_MAX + 24], pid[24];
+  const char* build = roots.path[SHIMCTL_ROOT_BUILD];
+  if (!prefix_of_state(prefix))
+    return;
+  size_t len = shimctl_user_file_path(
+    memo, sizeof memo, getenv("XDG_CACHE_HOME"), getenv("HOME"), SHIMCTL_USER_ROOTS_DIR, prefix);
+  if (len == 0 || len >= sizeof memo)
+    return;
+  ssize_t n = readlink(memo, target, sizeof target - 1);
+  if (n > 0 && (size_t)n == strlen(build) && memcmp(target, build, (size_t)n) == 0)
+    return;
+  size_t home =
+    shimctl_user_cache_home(target, sizeof target, getenv("XDG_CACHE_HOME"), getenv("HOME"));
+  make_parents(memo, home);
+  concat(temporary,
+         sizeof temporary,
+         memo,
+         ".",
+         shimctl_decimal((unsigned long long)getpid(), pid),
+         NULL);
+  unlink(temporary);
+  if (symlink(build, temporary) != 0 || rename(temporary, memo) != 0)
+    unlink(temporary);
+}
+
 /* ARG in its location-free form (arena), or ARG itself when it names no root. NULL: it names a
  * root in a way that cannot be rewritten (*WHY: ARG). PATH_VALUE: ARG is a path. */
 static char* free_form(char* arg, bool path_value, const char** why) {
@@ -366,6 +403,7 @@ char** location_free_arguments(int* argc_io, char** argv, const struct call_trai
         roots.path[SHIMCTL_ROOT_PACKAGES] ? ", packages " : "",
         roots.path[SHIMCTL_ROOT_PACKAGES] ? roots.path[SHIMCTL_ROOT_PACKAGES] : "",
         NULL);
+  note_last_roots();
   *argc_io = flat_argc;
   return rewritten;
 }

@@ -74,6 +74,12 @@ static inline size_t shimctl_user_snapshot_path(char* out,
  * run as that user read too. */
 #define SHIMCTL_USER_EVENTS_DIR "events" /* in SHIMCTL_USER_CACHE_DIR */
 
+/* The roots of a user's last compile through a prefix whose paths were made location-free (the
+ * shim's anywhere.c): ${cache home}/shimctl/roots/<prefix, encoded as above>, a symbolic link to
+ * that compile's build tree, whose view (<build tree>/.shimctl-roots/s and /p, links to the source
+ * tree and the Python package directory) names the others. `shimctl status` shows them. */
+#define SHIMCTL_USER_ROOTS_DIR "roots" /* in SHIMCTL_USER_CACHE_DIR */
+
 #ifdef __cplusplus
 }
 #endif

@@ -181,6 +181,11 @@ std::string status_text(const commands::StatusReport& r) {
   out += "compilers:\n";
   for (const auto& c : r.compilers)
     out += fmt::format("  {:<40} {} ({} aliases)\n", c.path, c.state, c.aliases);
+  if (r.roots)
+    out += fmt::format("roots:       build {}{}{} (your last compile with paths made relative)\n",
+                       r.roots->build,
+                       r.roots->source.empty() ? "" : ", source " + r.roots->source,
+                       r.roots->packages.empty() ? "" : ", packages " + r.roots->packages);
   if (!r.events.empty())
     out += "events:      " + r.events + "\n";
   return out;
@@ -240,6 +245,10 @@ nlohmann::json status_json(const commands::StatusReport& r) {
   j["identity_snapshot"] = { { "present", r.snapshot.present },
                              { "fingerprint", r.snapshot.fingerprint },
                              { "stale_inputs", r.snapshot.stale_inputs } };
+  if (r.roots)
+    j["roots"] = { { "build", r.roots->build },
+                   { "source", r.roots->source },
+                   { "packages", r.roots->packages } };
   j["events"] = r.events;
   return j;
 }

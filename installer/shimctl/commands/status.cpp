@@ -3,6 +3,8 @@
 #include <ctime>
 #include <filesystem>
 #include <fstream>
+#include <shim/formats.h>
+#include <shim/path_roots.h>
 #include <shimctl/cache/cache_tree.hpp>
 #include <shimctl/cache/shim_config.hpp>
 #include <shimctl/commands/adopt.hpp>
@@ -73,6 +75,28 @@ CacheWriters cache_writers(const std::string& cache_dir, std::uint64_t limit) {
   return writers;
 }
 
+std::optional<LastRoots> last_roots(const std::string& prefix) {
+  char path[4096];
+  auto len = shimctl_user_file_path(path,
+                                    sizeof path,
+                                    std::getenv("XDG_CACHE_HOME"),
+                                    std::getenv("HOME"),
+                                    SHIMCTL_USER_ROOTS_DIR,
+                                    prefix.c_str());
+  std::error_code ec;
+  if (len == 0 || len >= sizeof path)
+    return std::nullopt;
+  auto build = std::filesystem::read_symlink(std::string(path, len), ec);
+  if (ec)
+    return std::nullopt;
+  auto view = [&](const char* name) {
+    std::error_code view_ec;
+    auto target = std::filesystem::read_symlink(build / SHIMCTL_ROOTS_VIEW / name, view_ec);
+    return view_ec ? std::string() : target.string();
+  };
+  return LastRoots{ build.string(), view("s"), view("p") };
+}
+
 util::Result<StatusReport> status(const Context& context,
                                   const std::string& prefix,
                                   const SessionOptions& session_options) {
@@ -125,6 +149,7 @@ util::Result<StatusReport> status(const Context& context,
   auto entries_dir = m.cache.shared_group && m.cache.dir ? *m.cache.dir : report.cache_location;
   if (cache::tool_of(m.cache).entries_are_files() && entries_dir.starts_with("/"))
     report.writers = cache_writers(entries_dir, 20000);
+  report.roots = last_roots(session.prefix);
   report.events = verify::read_events(session.dir);
   report.changed = verify::changed_identity_inputs(m);
   report.snapshot = identity::snapshot_state(m);

@@ -37,6 +37,15 @@ struct CacheWriters {
 };
 [[nodiscard]] CacheWriters cache_writers(const std::string& cache_dir, std::uint64_t limit);
 
+// The roots of this user's last compile through the prefix whose paths were made location-free
+// (shim/formats/user_files.h): its build tree and the build tree's view of the others.
+struct LastRoots {
+  std::string build;
+  std::string source;   // "" when the compile had none
+  std::string packages; // a Python package directory, "" when none
+};
+[[nodiscard]] std::optional<LastRoots> last_roots(const std::string& prefix);
+
 struct StatusReport {
   std::string prefix;
   bool installed = false;
@@ -57,6 +66,7 @@ struct StatusReport {
   pieces::PieceCounts pieces;
   links::LinkStoreSummary device_links; // this user's store of device links
   std::optional<CacheWriters> writers;  // ccache: the versions that wrote the local entries
+  std::optional<LastRoots> roots;       // this user's last location-free compile (none: nullopt)
   std::string events;                   // one-line summary of shim events
   std::vector<std::string> changed;     // identity inputs changed since install
   identity::SnapshotState snapshot;     // what the shim keys compiles by

@@ -118,6 +118,10 @@ an_anywhere() { # TOOL
     fail "the -g object does not name its own build dir $cb"
   expect_names_not "$TEST_DIR/home/alice" "$b/build"
   expect_names_not "$TEST_DIR/home/alice" "$cb"
+  # status: the roots of this user's last compile (C's).
+  expect_eq "$cb $c" "$("$SHIMCTL" status --json "$P" |
+    python3 -c 'import json,sys; r=json.load(sys.stdin)["roots"]; print(r["build"], r["source"])')" "status' roots"
+  expect_contains "$("$SHIMCTL" status "$P")" "roots:       build $cb, source $c" "status' roots line"
   expect_as_uncached "$b/build"
   expect_as_uncached "$cb"
 }
