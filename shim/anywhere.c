@@ -372,7 +372,7 @@ char** location_free_arguments(int* argc_io, char** argv, const struct call_trai
   roots.path[SHIMCTL_ROOT_BUILD] = build_root();
   roots.cwd = cwd;
   if (!cwd || !roots.path[SHIMCTL_ROOT_BUILD])
-    return absolute_form(argv, NULL, "no build tree", NULL);
+    return argv; /* no build tree: nothing to make relative to */
   int flat_argc = argc;
   char** flat = expand_response_files(&flat_argc, argv, &why);
   if (!flat)
