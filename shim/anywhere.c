@@ -26,6 +26,7 @@ static char* flat_argv[MAX_ARGS];
 static char* free_argv[MAX_ARGS];
 static char root_paths[SHIMCTL_ROOT_COUNT][PATH_MAX];
 static struct shimctl_roots roots;
+static bool view_current[SHIMCTL_ROOT_COUNT]; /* the view was read and points at the root */
 
 /* Room for LEN bytes in the arena; NULL when full. */
 static char* arena_take(size_t len) {
@@ -156,9 +157,13 @@ static void find_source_root(const char* anchor) {
   char dir[PATH_MAX];
   struct shimctl_roots probe = { { NULL }, NULL };
   probe.path[0] = out;
-  if ((view_target(SHIMCTL_ROOT_SOURCE, out) && shimctl_root_of(&probe, anchor) == 0) ||
-      (cmake_source_tree(roots.path[SHIMCTL_ROOT_BUILD], out) &&
-       shimctl_root_of(&probe, anchor) == 0)) {
+  if (view_target(SHIMCTL_ROOT_SOURCE, out) && shimctl_root_of(&probe, anchor) == 0) {
+    roots.path[SHIMCTL_ROOT_SOURCE] = out;
+    view_current[SHIMCTL_ROOT_SOURCE] = true;
+    return;
+  }
+  if (cmake_source_tree(roots.path[SHIMCTL_ROOT_BUILD], out) &&
+      shimctl_root_of(&probe, anchor) == 0) {
     roots.path[SHIMCTL_ROOT_SOURCE] = out;
     return;
   }
@@ -194,7 +199,7 @@ static bool make_view(enum shimctl_root root) {
   char path[PATH_MAX], target[PATH_MAX] = "", temporary[PATH_MAX], pid[24];
   struct stat st;
   const char* want = roots.path[root];
-  if (view_target(root, target) && strcmp(target, want) == 0)
+  if (view_current[root] || (view_target(root, target) && strcmp(target, want) == 0))
     return true;
   if (!view_path(root, path))
     return false;
