@@ -53,15 +53,16 @@ an_checkout() {
     fail "cannot lay out a checkout at $1"
 }
 
-# an_build NAME SRC BUILD: configured (CMake + Ninja, hipcc as the C++ compiler, the GPU targets
-# AN_ARCHS, default gfx90a) and built under `shimctl measure`: NAME.json (compiles, hits, misses).
+# an_build NAME SRC BUILD: configured (CMake + Ninja, or AN_GENERATOR; hipcc as the C++ compiler,
+# the GPU targets AN_ARCHS, default gfx90a) and built under `shimctl measure`: NAME.json
+# (compiles, hits, misses).
 an_build() {
   local name=$1 src=$2 build=$3
   mkdir -p "$(dirname "$build")"
-  cmake -S "$src" -B "$build" -G Ninja -DCMAKE_CXX_COMPILER="$P/bin/hipcc" \
+  cmake -S "$src" -B "$build" -G "${AN_GENERATOR:-Ninja}" -DCMAKE_CXX_COMPILER="$P/bin/hipcc" \
     -DCMAKE_BUILD_TYPE=Release -DBENCH_ARCH="${AN_ARCHS:-gfx90a}" >"$TEST_DIR/$name.configure.log" 2>&1 ||
     { fail "configure $name failed:"$'\n'"$(tail -30 "$TEST_DIR/$name.configure.log")"; return 1; }
-  "$SHIMCTL" measure --json -- ninja -C "$build" >"$TEST_DIR/$name.json" 2>"$TEST_DIR/$name.log" ||
+  "$SHIMCTL" measure --json -- cmake --build "$build" >"$TEST_DIR/$name.json" 2>"$TEST_DIR/$name.log" ||
     { fail "build $name failed:"$'\n'"$(tail -30 "$TEST_DIR/$name.log")"; return 1; }
 }
 
@@ -101,12 +102,18 @@ expect_same_objects() {
   expect_eq $((AN_TOTAL - 1)) "$n" "objects of $1 compared with $2's"
 }
 
-# expect_names_not ROOT BUILD: no object and no recorded dependency of BUILD names ROOT.
+# expect_names_not ROOT BUILD [make]: no object and no recorded dependency of BUILD names ROOT
+# (ninja's deps log; with make, CMake's compiler_depend files).
 expect_names_not() {
   local root=$1 build=$2 o
   for o in $(an_objects "$build"); do
     ! grep -qaF "$root" "$o" || fail "$o names $root: $(strings -a "$o" | grep -F "$root" | head -3)"
   done
+  if [ "${3:-}" = make ]; then
+    ! grep -rqF "$root" --include='compiler_depend.*' "$build" ||
+      fail "the depfiles of $build name $root: $(grep -rF "$root" --include='compiler_depend.*' "$build" | head -3)"
+    return
+  fi
   ! ninja -C "$build" -t deps | grep -qF "$root" ||
     fail "the depfiles of $build name $root: $(ninja -C "$build" -t deps | grep -F "$root" | head -3)"
 }
@@ -138,6 +145,12 @@ an_anywhere() { # TOOL
   expect_eq "$cb $c" "$("$SHIMCTL" status --json "$P" |
     python3 -c 'import json,sys; r=json.load(sys.stdin)["roots"]; print(r["build"], r["source"])')" "status' roots"
   expect_contains "$("$SHIMCTL" status "$P")" "roots:       build $cb, source $c" "status' roots line"
+  # C's depfiles name C's own files (through its view): a header changed there rebuilds exactly
+  # the units that include it (units 0, 4 and 8 include quarter.h).
+  touch "$c/include/quarter.h"
+  "$SHIMCTL" measure --json -- cmake --build "$cb" >"$TEST_DIR/C2.json" 2>"$TEST_DIR/C2.log" ||
+    { fail "C's rebuild failed: $(tail -20 "$TEST_DIR/C2.log")"; return 1; }
+  expect_eq 3 "$(an_counts C2 | cut -d' ' -f1)" "compiles after C's quarter.h changed"
   # C's objects as C's uncached build writes them; B's as C's (the same text), the -g one B's own
   # miss.
   expect_as_uncached "$cb"
@@ -149,7 +162,8 @@ test_anywhere_ccache() {
   an_anywhere ccache
   local direct
   direct=$(CCACHE_DIR=$TEST_DIR/cache-ccache ccache --print-stats | awk '$1 == "direct_cache_hit" { print $2 }')
-  expect_eq $((2 * (AN_TOTAL - 1))) "$direct" "direct-mode hits of B and C"
+  # B's and C's, and C's three rebuilt after the touch (the same content).
+  expect_eq $((2 * (AN_TOTAL - 1) + 3)) "$direct" "direct-mode hits of B and C"
 }
 
 test_anywhere_sccache() {
@@ -281,4 +295,21 @@ NINJA
     "$root/home-an2$tag/.cache/torch_extensions/py311_cpu/anyext/k.cuda.o"
   ! grep -qaF "home-an1$tag" "$root/home-an2$tag/.cache/torch_extensions/py311_cpu/anyext/k.cuda.o" ||
     fail "the second user's object names the first user's home"
+}
+
+# CMake's Makefile generator (its own depfile handling, compiles run from the build tree): B hits
+# A's entries, and a header changed in B rebuilds the one unit that includes it.
+test_anywhere_make() {
+  TEST "CMake + Make: B hits A's entries; a header changed in B rebuilds the unit that includes it"
+  an_prefix ccache || return
+  local a=$TEST_DIR/home/alice/src/proj b=$TEST_DIR/srv/ci/runner/_work/proj/proj small=$((4 + 3))
+  an_checkout "$a" 4 && an_checkout "$b" 4 || return
+  AN_GENERATOR="Unix Makefiles" an_build A "$a" "$a/build" || return
+  AN_GENERATOR="Unix Makefiles" an_build B "$b" "$b/build" || return
+  expect_eq "$small $((small - 1)) 1" "$(an_counts B)" "B: compiles hits misses"
+  sleep 1 && touch "$b/include/quarter.h"
+  "$SHIMCTL" measure --json -- cmake --build "$b/build" >"$TEST_DIR/B2.json" 2>"$TEST_DIR/B2.log" ||
+    { fail "B's rebuild failed: $(tail -20 "$TEST_DIR/B2.log")"; return 1; }
+  expect_eq "1" "$(an_counts B2 | cut -d' ' -f1)" "compiles after B's quarter.h changed"
+  expect_names_not "$TEST_DIR/home/alice" "$b/build" make
 }
