@@ -31,6 +31,8 @@
 #   --results FILE      append "PASS.KEY<TAB>VALUE" lines (times in ms, counts)
 #   --shimctl PATH      shimctl for `measure` (default: $SHIMCTL, BUILD_DIR/installer/shimctl,
 #                       the checkout's build/, then PATH)
+#   --packages DIR      where the caller's Python packages live (aiter's csrc, an extension's
+#                       sources; default WORK): a venv's site-packages, say, as pip installs them
 #   --reuse-probes PASS the probes' verdicts of an earlier pass PASS (same WORK) instead of
 #                       running them, as one caller process does for every module after its first
 #                       (aiter's hip_flag_checker is an lru_cache); the tests use it to save time
@@ -43,7 +45,7 @@ CALLERS_SCRIPTS=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 callers_usage() {
   echo "usage: $0 PREFIX [--work DIR] [--cache-dir DIR] [--passes cold,warm,container,reference]" \
     "[--kernels N] [--modules N] [--archs LIST] [--jobs N] [--results FILE] [--shimctl PATH]" \
-    "[--reuse-probes PASS]" >&2
+    "[--packages DIR] [--reuse-probes PASS]" >&2
   exit 2
 }
 
@@ -359,7 +361,7 @@ callers_main() {
   CALLERS_PREFIX=$(cd "$1" 2>/dev/null && pwd) || callers_die "no such prefix: $1"
   shift
   CALLERS_WORK='' CALLERS_CACHE='' CALLERS_RESULTS='' CALLERS_JOBS='' CALLERS_SHIMCTL=${SHIMCTL:-}
-  CALLERS_KERNELS='' CALLERS_MODULES='' CALLERS_ARCHS='' CALLERS_REUSE_PROBES=''
+  CALLERS_KERNELS='' CALLERS_MODULES='' CALLERS_ARCHS='' CALLERS_REUSE_PROBES='' CALLERS_PACKAGES=''
   local passes=cold,warm
   while [ $# -gt 0 ]; do
     [ $# -ge 2 ] || callers_usage
@@ -374,6 +376,7 @@ callers_main() {
       --results) CALLERS_RESULTS=$2 ;;
       --shimctl) CALLERS_SHIMCTL=$2 ;;
       --reuse-probes) CALLERS_REUSE_PROBES=$2 ;;
+      --packages) CALLERS_PACKAGES=$2 ;;
       *) callers_usage ;;
     esac
     shift 2
@@ -394,8 +397,10 @@ callers_main() {
   [ -x "$CALLERS_SHIMCTL" ] || callers_die "shimctl not found: pass --shimctl PATH or set BUILD_DIR"
   command -v ninja >/dev/null || callers_die "ninja not found (apt-get install ninja-build)"
   CALLERS_HOME=$CALLERS_WORK/home
+  CALLERS_PACKAGES=${CALLERS_PACKAGES:-$CALLERS_WORK}
+  mkdir -p "$CALLERS_PACKAGES" && CALLERS_PACKAGES=$(cd "$CALLERS_PACKAGES" && pwd)
   CALLERS_SELF=$(cd "$(dirname "$0")" && pwd)/$(basename "$0")
-  export ROCM_HOME=$CALLERS_PREFIX CALLERS_PREFIX CALLERS_WORK CALLERS_HOME CALLERS_KERNELS CALLERS_MODULES \
+  export ROCM_HOME=$CALLERS_PREFIX CALLERS_PREFIX CALLERS_WORK CALLERS_HOME CALLERS_PACKAGES CALLERS_KERNELS CALLERS_MODULES \
     CALLERS_ARCHS CALLERS_JOBS CALLERS_REUSE_PROBES
   declare -gA CALLERS_MS CALLERS_COUNT
   caller_setup
@@ -407,9 +412,11 @@ callers_main() {
 
 # ---- torch.utils.cpp_extension's JIT shape (cpp_extension, deepspeed) -------------------------
 # callers_torch_site: a stand-in for the torch package's directory (its include and lib dirs, as
-# cpp_extension names them; no torch is installed here, so its libraries are not linked).
+# cpp_extension names them; no torch is installed here, so its libraries are not linked): in the
+# --packages directory beside the caller's own packages, else WORK/site-packages.
 callers_torch_site() {
   local t=$CALLERS_WORK/site-packages/torch
+  [ "$CALLERS_PACKAGES" = "$CALLERS_WORK" ] || t=$CALLERS_PACKAGES/torch
   mkdir -p "$t/include/torch/csrc/api/include" "$t/include/TH" "$t/include/THC" "$t/lib"
   echo "$t"
 }

@@ -25,7 +25,7 @@ drive() {
   local name=$1
   shift
   R=$TEST_DIR/results.tsv
-  "$SCRIPTS/callers/$name" "$P" --work "$TEST_DIR/work" --results "$R" --shimctl "$SHIMCTL" "$@" \
+  "$SCRIPTS/callers/$name" "$P" --work "${DRIVE_WORK:-$TEST_DIR/work}" --results "$R" --shimctl "$SHIMCTL" "$@" \
     >>"$TEST_DIR/driver.log" 2>&1 || fail "scripts/callers/$name $* failed: $(tail -30 "$TEST_DIR/driver.log")"
 }
 
@@ -82,6 +82,25 @@ test_aiter() {
   # The sources were compiled as aiter compiles them: copies, as .cu, in the module's build/srcs.
   expect_same_file "$TEST_DIR/work/aiter/jit/build/module_callers_0/build/srcs/kernel_1.cu" \
     "$TEST_DIR/work/aiter/csrc/kernels/module_callers_0/kernel_1.cpp"
+}
+
+# The same JIT at two roots (issue 42): each in its own work dir with its packages in a venv's
+# site-packages (aiter's csrc and JIT dir, the extension's sources; torch's build dir under each
+# root's HOME), one cache: the second root's compiles all hit.
+test_jit_two_roots() {
+  TEST "aiter and cpp_extension at two roots (venvs, HOMEs), one cache: the second root hits every compile"
+  callers_prefix
+  local name root cache=$TEST_DIR/shared-ccache
+  for name in aiter cpp_extension; do
+    for root in one two; do
+      DRIVE_WORK=$TEST_DIR/$root-$name/work drive "$name" --kernels 2 --cache-dir "$cache-$name" \
+        --packages "$TEST_DIR/$root-$name/venv/lib/python3.11/site-packages" \
+        --passes "$([ $root = one ] && echo cold || echo warm)"
+    done
+    [ "$name" = aiter ] && expect_eq "2 0 2" "$(r cold.compile.compiles) $(r cold.compile.hits) $(r cold.compile.misses)" "aiter at root one"
+    [ "$name" = aiter ] && expect_all_hits warm 2
+    [ "$name" = cpp_extension ] && expect_all_hits warm 3
+  done
 }
 
 test_cpp_extension() {

@@ -48,3 +48,8 @@ test_cpp_extension_rocm7() {
   unshimmed cpp_extension --kernels 1
   expect_same_outputs warm reference
 }
+
+# callers.bash's two roots on hipcc 7.0.2/clang-21 (the location-free paths, issue 42).
+test_jit_two_roots_rocm7() {
+  test_jit_two_roots
+}
