@@ -55,6 +55,20 @@ TEST_CASE("a device link is keyed by its inputs' bytes, not their temporary name
   CHECK_FALSE(is_device_link({ "--target=amdgcn-amd-amdhsa", "-c", "k.hip", "-o", "k.o" }));
 }
 
+TEST_CASE("a device link's key holds -dumpdir's last component: a link elsewhere hits") {
+  auto dir = make_temp_dir();
+  write_text(dir + "/a.o", "bitcode a");
+  write_text(dir + "/b.o", "bitcode b");
+  auto here = wrapper_call(dir + "/a.o", dir + "/b.o");
+  auto elsewhere = here;
+  auto at = std::ranges::find(elsewhere, "-dumpdir");
+  REQUIRE(at + 1 != elsewhere.end());
+  *(at + 1) = "/srv/ci/_work/build/prog.amdgcn.gfx90a.img.";
+  CHECK(read_link_call(here).keyed_args == read_link_call(elsewhere).keyed_args);
+  *(at + 1) = "/srv/ci/_work/build/other.amdgcn.gfx90a.img.";
+  CHECK(read_link_call(here).keyed_args != read_link_call(elsewhere).keyed_args);
+}
+
 TEST_CASE("a device link the key cannot hold runs uncached") {
   auto dir = make_temp_dir();
   write_text(dir + "/a.o", "bitcode a");

@@ -34,6 +34,14 @@ constexpr std::array lld_known_prefixes{ "--no-undefined",  "-shared",
 // -Wl, options that name no file.
 constexpr std::array fileless_linker_options{ "-Wl,--no-undefined" };
 
+// -dumpdir names where a link's auxiliary files go (<output>.amdgcn.<target>.img.), which the
+// device image does not hold (clang-23: a link with -o in two directories makes the same image):
+// keyed by its last component, so that a link elsewhere (an absolute -o) hits (issue 42).
+std::string location_free_dumpdir(const std::string& value) {
+  auto slash = value.rfind('/');
+  return slash == std::string::npos ? value : value.substr(slash + 1);
+}
+
 } // namespace
 
 bool is_device_link(const std::vector<std::string>& args) {
@@ -71,7 +79,7 @@ LinkCall read_link_call(const std::vector<std::string>& args, Linker linker) {
       if (i + 1 == args.size())
         return whole(arg + " has no value");
       call.keyed_args.push_back(arg);
-      call.keyed_args.push_back(args[++i]);
+      call.keyed_args.push_back(arg == "-dumpdir" ? location_free_dumpdir(args[++i]) : args[++i]);
       continue;
     }
     if (arg.starts_with('@'))
