@@ -96,3 +96,34 @@ test_cuda_native_arch() {
   done
   expect_eq "misses=3 hits=3" "misses=$(ccache_stat "$CC" cache_miss) hits=$(hits_in "$CC")" "counters without a GPU"
 }
+
+# The same CUDA sources in two checkouts (issue 42: paths made location-free for nvcc too), each
+# built by ninja from a build dir of its own: B hits A's entry, and B's object and depfile name
+# no path of A's (nvcc objects hold a temporary name: compared by size).
+test_cuda_anywhere() {
+  TEST "CUDA: a checkout at another path hits; its object and depfile name only its own place"
+  P=$TEST_DIR/cuda
+  CC=$TEST_DIR/ccache
+  "$SCRIPTS/make-cuda-prefix" "$P" >/dev/null || fail "cannot build the CUDA prefix"
+  "$SHIMCTL" install "$P" --cache-dir "$CC" --cuda-arch "$CUDA_ARCH" --no-verify >/dev/null 2>&1 ||
+    fail "install failed"
+  local root build
+  for root in "$TEST_DIR/home/alice/proj" "$TEST_DIR/srv/ci/_work/proj/proj"; do
+    mkdir -p "$root/.git" "$root/include" "$root/src" "$root/build"
+    printf '#pragma once\n#define K_SCALE 3.0f\n' >"$root/include/k.h"
+    printf '#include "k.h"\n__global__ void scale(float* x) { x[threadIdx.x] *= K_SCALE; }\n' >"$root/src/k.cu"
+    cat >"$root/build/build.ninja" <<NINJA
+rule nvcc
+  command = $P/bin/nvcc -arch=$CUDA_ARCH -I$root/include -MD -MF \$out.d -c \$in -o \$out
+  deps = gcc
+  depfile = \$out.d
+build k.o: nvcc $root/src/k.cu
+NINJA
+    ninja -C "$root/build" >"$TEST_DIR/ninja.log" 2>&1 || fail "ninja in $root failed: $(cat "$TEST_DIR/ninja.log")"
+  done
+  expect_eq "1 1" "$(ccache_stat "$CC" cache_miss) $(hits_in "$CC")" "misses, hits (A, then B)"
+  build=$TEST_DIR/srv/ci/_work/proj/proj/build
+  ! grep -qaF "$TEST_DIR/home/alice" "$build/k.o" || fail "B's object names A's checkout"
+  expect_contains "$(ninja -C "$build" -t deps k.o)" ".shimctl-roots/s/include/k.h" "B's recorded dependencies"
+  expect_eq "$(stat -c %s "$TEST_DIR/home/alice/proj/build/k.o")" "$(stat -c %s "$build/k.o")" "object size"
+}
