@@ -95,6 +95,8 @@ TEST_CASE("arguments that bind the object to its place") {
   CHECK(bound({ "-c", "x.hip", "--coverage" }) == "--coverage");
   CHECK(bound({ "-c", "x.hip", "-ffile-prefix-map=/a=." }) == "-ffile-prefix-map=/a=.");
   CHECK(bound({ "-c", "x.cu", "-lineinfo" }) == "-lineinfo");
+  CHECK(bound({ "-c", "x.hip", "--save-temps" }) == "--save-temps");
+  CHECK(bound({ "-c", "x.hip", "-fprofile-instr-generate" }) == "-fprofile-instr-generate");
 }
 
 TEST_CASE("response files split as gcc and clang split them") {
