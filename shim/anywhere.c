@@ -192,6 +192,32 @@ static void find_packages_root(int argc, char** argv) {
   }
 }
 
+/* The install's base dirs (SHIMCTL_BASE_DIRS: the user's, else the config's setenv default), in
+ * their order, into roots. */
+static void find_base_roots(void) {
+  const char* value = getenv(SHIMCTL_BASE_DIRS_VARIABLE);
+  const size_t name_len = sizeof SHIMCTL_BASE_DIRS_VARIABLE;
+  for (size_t i = 0; !value && i < shim.config.count; i++) {
+    const struct shimctl_directive* d = &shim.config.list[i];
+    if (d->kind == SHIMCTL_SETENV &&
+        strncmp(d->u.env, SHIMCTL_BASE_DIRS_VARIABLE "=", name_len) == 0)
+      value = d->u.env + name_len;
+  }
+  for (int n = 0; value && *value && n < SHIMCTL_BASE_DIRS_MAX;) {
+    size_t len = strcspn(value, ":");
+    while (len > 1 && value[len - 1] == '/')
+      len--;
+    char* out = root_paths[SHIMCTL_ROOT_BASE + n];
+    if (value[0] == '/' && len > 1 && len < PATH_MAX) {
+      memcpy(out, value, len);
+      out[len] = '\0';
+      roots.path[SHIMCTL_ROOT_BASE + n++] = out;
+    }
+    value += strcspn(value, ":");
+    value += *value == ':';
+  }
+}
+
 /* The view of ROOT points at it: made when missing, or when what it pointed at is gone (the tree
  * moved); a view that still points at another tree is left alone: false then, as when the build
  * root cannot be written. */
@@ -393,6 +419,7 @@ char** location_free_arguments(int* argc_io, char** argv, const struct call_trai
   if (anchor)
     find_source_root(anchor);
   find_packages_root(flat_argc, flat);
+  find_base_roots();
   if (traits.source && traits.source[0] == '/' && shimctl_root_of(&roots, traits.source) < 0)
     return absolute_form(argv, "anywhere-absolute", "source outside every root:", traits.source);
   char** rewritten = rewrite(flat_argc, flat, &why);

@@ -6,7 +6,7 @@
 #include <string.h>
 
 const char* shimctl_root_view_name(enum shimctl_root root) {
-  static const char* const names[SHIMCTL_ROOT_COUNT] = { "", "s", "p" };
+  static const char* const names[SHIMCTL_ROOT_COUNT] = { "", "s", "p", "b0", "b1", "b2", "b3" };
   return root < SHIMCTL_ROOT_COUNT ? names[root] : "";
 }
 

@@ -22,14 +22,20 @@ extern "C" {
 
 #define SHIMCTL_ROOTS_VIEW ".shimctl-roots"
 
+/* The install's --base-dir directories: SHIMCTL_BASE_DIRS, absolute paths joined by ':' (the
+ * user's environment, else the shim config's setenv default), at most this many. */
+#define SHIMCTL_BASE_DIRS_VARIABLE "SHIMCTL_BASE_DIRS"
+#define SHIMCTL_BASE_DIRS_MAX 4
+
 enum shimctl_root {
   SHIMCTL_ROOT_BUILD,    /* the build tree: paths relative to the working directory */
   SHIMCTL_ROOT_SOURCE,   /* the source tree: view "s" */
   SHIMCTL_ROOT_PACKAGES, /* a Python site-packages (or dist-packages) directory: view "p" */
-  SHIMCTL_ROOT_COUNT
+  SHIMCTL_ROOT_BASE,     /* the base dirs, in their order: views "b0", "b1", ... */
+  SHIMCTL_ROOT_COUNT = SHIMCTL_ROOT_BASE + SHIMCTL_BASE_DIRS_MAX
 };
 
-/* The view's name of ROOT ("s", "p"; "" for the build root, which has none). */
+/* The view's name of ROOT ("s", "p", "b0".."b3"; "" for the build root, which has none). */
 const char* shimctl_root_view_name(enum shimctl_root root);
 
 struct shimctl_roots {

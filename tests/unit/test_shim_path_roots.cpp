@@ -66,6 +66,19 @@ TEST_CASE("a path under no root, a relative path, a root that is a prefix of a n
   CHECK(shimctl_location_free(&roots, "/w/s/a/long/name.h", small, sizeof small) == nullptr);
 }
 
+TEST_CASE("a base dir of the install has a view of its own; the deeper root wins") {
+  shimctl_roots roots{};
+  roots.path[SHIMCTL_ROOT_BUILD] = "/w/b";
+  roots.path[SHIMCTL_ROOT_SOURCE] = "/deps/proj";
+  roots.path[SHIMCTL_ROOT_BASE] = "/deps";
+  roots.path[SHIMCTL_ROOT_BASE + 1] = "/opt/vendor";
+  roots.cwd = "/w/b";
+  CHECK(free_form(roots, "/deps/other/include") == ".shimctl-roots/b0/other/include");
+  CHECK(free_form(roots, "/opt/vendor/x.h") == ".shimctl-roots/b1/x.h");
+  CHECK(free_form(roots, "/deps/proj/src/k.hip") == ".shimctl-roots/s/src/k.hip");
+  CHECK(std::string(shimctl_root_view_name(static_cast<shimctl_root>(SHIMCTL_ROOT_BASE + 3))) == "b3");
+}
+
 TEST_CASE("an argument naming a root, a packages directory") {
   shimctl_roots roots{ { "/w/b", "/w/s", nullptr }, "/w/b" };
   CHECK(shimctl_names_a_root(&roots, "-DDATA=\"/w/s/data\"") == SHIMCTL_ROOT_SOURCE);
