@@ -82,27 +82,6 @@ static char** expand_response_files(int* argc, char** argv, const char** why) {
   return flat_argv;
 }
 
-/* DIR/NAME's top: the nearest of DIR and its parents (not /) holding NAME, into OUT. */
-static bool nearest_holding(const char* dir, const char* name, char out[PATH_MAX]) {
-  size_t len = strlen(dir);
-  if (len >= PATH_MAX)
-    return false;
-  memcpy(out, dir, len + 1);
-  struct stat st;
-  while (len > 1) {
-    if (concat(out + len, PATH_MAX - len, "/", name, NULL) < PATH_MAX - len &&
-        lstat(out, &st) == 0) {
-      out[len] = '\0';
-      return true;
-    }
-    out[len] = '\0';
-    char* slash = strrchr(out, '/');
-    len = (size_t)(slash - out);
-    *slash = '\0';
-  }
-  return false;
-}
-
 /* CMake's source tree of the build root (CMAKE_HOME_DIRECTORY in its CMakeCache.txt) into OUT. */
 static bool cmake_source_tree(const char* build, char out[PATH_MAX]) {
   static const char key[] = "\nCMAKE_HOME_DIRECTORY:INTERNAL=";
@@ -170,7 +149,8 @@ static void find_source_root(const char* anchor) {
   if (concat(dir, sizeof dir, anchor, NULL) >= sizeof dir)
     return;
   *strrchr(dir, '/') = '\0';
-  if (*dir && nearest_holding(dir, ".git", out))
+  static const char* const repository[] = { ".git", NULL }; /* a directory, or a worktree's file */
+  if (*dir && find_nearest_holding(dir, repository, false, out))
     roots.path[SHIMCTL_ROOT_SOURCE] = out;
 }
 

@@ -68,6 +68,10 @@ void append_measure_record(const char* log, const char* header, const char* body
 void record_not_sent(enum shimctl_not_sent reason);
 void log_event_once(const char* event, const char* reason);
 bool find_directory_config(const char* dir, char found[PATH_MAX]);
+bool find_nearest_holding(const char* dir,
+                          const char* const names[],
+                          bool regular,
+                          char found[PATH_MAX]);
 bool find_build_root(const char* dir, char root[PATH_MAX]);
 const char* unwritable_cache_dir(const char* dir);
 int open_directory(const char* path);

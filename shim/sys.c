@@ -447,28 +447,37 @@ bool find_directory_config(const char* dir, char found[PATH_MAX]) {
   }
 }
 
-/* The build tree DIR is in, into ROOT: the nearest of DIR and its parents (not /) that holds a
- * CMakeCache.txt or a build.ninja. False when there is none. */
-bool find_build_root(const char* dir, char root[PATH_MAX]) {
-  static const char* const markers[] = { "/CMakeCache.txt", "/build.ninja", NULL };
+/* The nearest of DIR and its parents (not /) holding one of NAMES (with REGULAR, a regular file,
+ * links followed; else anything), into FOUND; false when there is none. */
+bool find_nearest_holding(const char* dir,
+                          const char* const names[],
+                          bool regular,
+                          char found[PATH_MAX]) {
   size_t len = strlen(dir);
   if (len <= 1 || len >= PATH_MAX || dir[0] != '/')
     return false;
-  memcpy(root, dir, len + 1);
+  memcpy(found, dir, len + 1);
   struct stat st;
   while (len > 1) {
-    for (int i = 0; markers[i]; i++)
-      if (concat(root + len, PATH_MAX - len, markers[i], NULL) < PATH_MAX - len &&
-          stat(root, &st) == 0 && S_ISREG(st.st_mode)) {
-        root[len] = '\0';
+    for (int i = 0; names[i]; i++)
+      if (concat(found + len, PATH_MAX - len, "/", names[i], NULL) < PATH_MAX - len &&
+          (regular ? stat(found, &st) == 0 && S_ISREG(st.st_mode) : lstat(found, &st) == 0)) {
+        found[len] = '\0';
         return true;
       }
-    root[len] = '\0';
-    char* slash = strrchr(root, '/');
-    len = (size_t)(slash - root);
+    found[len] = '\0';
+    char* slash = strrchr(found, '/');
+    len = (size_t)(slash - found);
     *slash = '\0';
   }
   return false;
+}
+
+/* The build tree DIR is in, into ROOT: the nearest of DIR and its parents (not /) that holds a
+ * CMakeCache.txt or a build.ninja. False when there is none. */
+bool find_build_root(const char* dir, char root[PATH_MAX]) {
+  static const char* const markers[] = { "CMakeCache.txt", "build.ninja", NULL };
+  return find_nearest_holding(dir, markers, true, root);
 }
 
 /* ccache fails the compile ("Failed to create directory ...") when its cache directory DIR is

@@ -76,7 +76,8 @@ TEST_CASE("a base dir of the install has a view of its own; the deeper root wins
   CHECK(free_form(roots, "/deps/other/include") == ".shimctl-roots/b0/other/include");
   CHECK(free_form(roots, "/opt/vendor/x.h") == ".shimctl-roots/b1/x.h");
   CHECK(free_form(roots, "/deps/proj/src/k.hip") == ".shimctl-roots/s/src/k.hip");
-  CHECK(std::string(shimctl_root_view_name(static_cast<shimctl_root>(SHIMCTL_ROOT_BASE + 3))) == "b3");
+  CHECK(std::string(shimctl_root_view_name(static_cast<shimctl_root>(SHIMCTL_ROOT_BASE + 3))) ==
+        "b3");
 }
 
 TEST_CASE("an argument naming a root, a packages directory") {

@@ -9,6 +9,7 @@
 #include <shimctl/cache/shim_config.hpp>
 #include <shimctl/commands/adopt.hpp>
 #include <shimctl/commands/status.hpp>
+#include <shimctl/core/user_cache_dir.hpp>
 #include <shimctl/verify/verify.hpp>
 #include <shimctl/verify/verify_compile.hpp>
 
@@ -76,17 +77,11 @@ CacheWriters cache_writers(const std::string& cache_dir, std::uint64_t limit) {
 }
 
 std::optional<LastRoots> last_roots(const std::string& prefix) {
-  char path[4096];
-  auto len = shimctl_user_file_path(path,
-                                    sizeof path,
-                                    std::getenv("XDG_CACHE_HOME"),
-                                    std::getenv("HOME"),
-                                    SHIMCTL_USER_ROOTS_DIR,
-                                    prefix.c_str());
+  auto memo = core::user_prefix_file(SHIMCTL_USER_ROOTS_DIR, prefix);
   std::error_code ec;
-  if (len == 0 || len >= sizeof path)
+  if (memo.empty())
     return std::nullopt;
-  auto build = std::filesystem::read_symlink(std::string(path, len), ec);
+  auto build = std::filesystem::read_symlink(memo, ec);
   if (ec)
     return std::nullopt;
   auto view = [&](const char* name) {

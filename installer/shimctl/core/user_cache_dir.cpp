@@ -16,6 +16,13 @@ std::string user_cache_dir(std::string_view name) {
   return fmt::format("{}/{}/{}", std::string_view(home, len), SHIMCTL_USER_CACHE_DIR, name);
 }
 
+std::string user_prefix_file(const char* subdir, const std::string& prefix) {
+  char path[4096];
+  auto len = shimctl_user_file_path(
+    path, sizeof path, std::getenv("XDG_CACHE_HOME"), std::getenv("HOME"), subdir, prefix.c_str());
+  return len > 0 && len < sizeof path ? std::string(path, len) : std::string();
+}
+
 util::Result<std::string> make_user_cache_dir(std::string_view name) {
   std::string dir = user_cache_dir(name);
   if (dir.empty())

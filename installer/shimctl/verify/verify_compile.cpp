@@ -6,6 +6,7 @@
 #include <shimctl/cache/shim_config.hpp>
 #include <shimctl/core/layout.hpp>
 #include <shimctl/core/transaction.hpp>
+#include <shimctl/core/user_cache_dir.hpp>
 #include <shimctl/util/process.hpp>
 #include <shimctl/util/scratch.hpp>
 #include <shimctl/util/text.hpp>
@@ -179,17 +180,11 @@ std::string read_events(const util::Dir& prefix_dir) {
                where);
   // The calling user's own log of this prefix (shim/formats.h): where the shim
   // writes when the prefix's is not writable by that user.
-  char path[4096];
-  auto len = shimctl_user_file_path(path,
-                                    sizeof path,
-                                    std::getenv("XDG_CACHE_HOME"),
-                                    std::getenv("HOME"),
-                                    SHIMCTL_USER_EVENTS_DIR,
-                                    prefix_dir.path().c_str());
-  if (len > 0 && len < sizeof path) {
-    auto [dir, name] = util::split_relative(std::string(path, len));
+  if (auto path = core::user_prefix_file(SHIMCTL_USER_EVENTS_DIR, prefix_dir.path());
+      !path.empty()) {
+    auto [dir, name] = util::split_relative(path);
     if (auto user = util::Dir::open(dir))
-      add_events(user->read_file(name, 16 << 20), std::string(path, len), lines, last, where);
+      add_events(user->read_file(name, 16 << 20), path, lines, last, where);
   }
   if (lines == 0)
     return "";
