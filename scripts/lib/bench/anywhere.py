@@ -65,7 +65,7 @@ def report(info, legs):
     L += ["", "| stack:tool | paths | here s | elsewhere s | elsewhere / here (p25-p75) | goal | here | elsewhere | cmp |",
           "|---|---|---|---|---|---|---|---|---|"]
     for s in legs:
-        for mode, goal in (("anywhere", "<= 1.05"), ("absolute", "(before: ~9x)")):
+        for mode, goal in (("anywhere", "<= 1.05"), ("absolute", "(as before)")):
             h, e = s["times"].get((mode, "here"), {}), s["times"].get((mode, "elsewhere"), {})
             if not h or not e:
                 continue
