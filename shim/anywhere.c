@@ -37,10 +37,11 @@ static char* arena_take(size_t len) {
   return at;
 }
 
-/* The call keeps its absolute form: why, in the trace; as an event when it is a surprise. */
+/* The call keeps its absolute form: why, in the trace; as an event when it is a surprise (once
+ * while it is among the last events: every compile of a build may have the same reason). */
 static char** absolute_form(char** argv, const char* event, const char* why, const char* what) {
   if (event)
-    log_event(event, what ? what : why);
+    log_event_once(event, what ? what : why);
   if (shim.trace)
     say("absolute paths: ", why, what ? " " : "", what ? what : "", NULL);
   return argv;
