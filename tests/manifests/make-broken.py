@@ -97,6 +97,13 @@ def broken_cases(base_text):
     cases["cache-remote-secret-string"] = mutate(base, setter(("cache", "remote_secret"), "yes"))
     cases["cache-remote-secret-without-remote"] = mutate(base, setter(("cache", "remote_secret"), True))
     cases["cache-secret-id-not-hex"] = mutate(base, setter(("cache", "secret_id"), "0123456789ABCDEF"))
+    cases["cache-base-dirs-not-array"] = mutate(base, setter(("cache", "base_dirs"), "/srv/deps"))
+    cases["cache-base-dirs-relative"] = mutate(base, setter(("cache", "base_dirs"), ["deps"]))
+    cases["cache-base-dirs-colon"] = mutate(base, setter(("cache", "base_dirs"), ["/a:/b"]))
+    cases["cache-base-dirs-five"] = mutate(
+        base, setter(("cache", "base_dirs"), ["/a", "/b", "/c", "/d", "/e"]))
+    cases["cache-base-dirs-newline-injection"] = mutate(
+        base, setter(("cache", "base_dirs"), ["/srv/deps\nsetenv LD_PRELOAD=/tmp/evil.so"]))
     cases["version-newline-injection"] = mutate(
         base, setter(("shimctl_version",), "0.1\ncache /tmp/evil"))
     cases["shim-not-object"] = mutate(base, setter(("shim",), []))

@@ -113,6 +113,21 @@ TEST_CASE("render_shim_config: one file per directory, exact lines") {
   }
 }
 
+TEST_CASE("render_shim_config: the base dirs as one setenv default, joined by ':' in order") {
+  auto m = sample_manifest();
+  auto env = cache::shim_environment(m.cache, fingerprint, cache::identity_paths(m));
+  auto without = cache::render_shim_config(m, "bin", env);
+  CHECK(without.find("SHIMCTL_BASE_DIRS") == std::string::npos);
+  m.cache.base_dirs = { "/srv/b deps", "/home/me/deps" };
+  auto text = cache::render_shim_config(m, "bin", env);
+  // After the cache tool's defaults, before the compilers; the rest as without them.
+  CHECK(text.ends_with("setenv CCACHE_INODECACHE=1\n"
+                       "setenv SHIMCTL_BASE_DIRS=/srv/b deps:/home/me/deps\n"
+                       "compiler hipcc hipcc.real\n"));
+  auto line = std::string("setenv SHIMCTL_BASE_DIRS=/srv/b deps:/home/me/deps\n");
+  CHECK(text.substr(0, text.find(line)) + text.substr(text.find(line) + line.size()) == without);
+}
+
 TEST_CASE("render_shim_config for sccache: the fingerprint as a cache buster, no ccache settings") {
   auto m = sample_manifest();
   m.cache.kind = "sccache";

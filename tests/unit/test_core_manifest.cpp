@@ -135,7 +135,60 @@ TEST_CASE("a manifest written before the secrets file (no remote_secret, no secr
   CHECK(parsed->cache.remote == "redis://127.0.0.1:6379");
 }
 
+TEST_CASE("base dirs round trip in their order; a manifest written before them reads") {
+  auto m = sample_manifest();
+  m.cache.base_dirs = { "/srv/deps", "/home/me/third party", "/opt/sdk" };
+  auto text = core::to_json(m);
+  CHECK(nlohmann::json::parse(text)["cache"]["base_dirs"] ==
+        nlohmann::json::array({ "/srv/deps", "/home/me/third party", "/opt/sdk" }));
+  auto parsed = core::parse_manifest(text, prefix, known_cache_tools());
+  REQUIRE(parsed);
+  CHECK(parsed->cache.base_dirs == m.cache.base_dirs);
+  CHECK(core::to_json(*parsed) == text);
+
+  SUBCASE("none: an empty array") {
+    auto none = core::to_json(sample_manifest());
+    CHECK(nlohmann::json::parse(none)["cache"]["base_dirs"] == nlohmann::json::array());
+    auto read = core::parse_manifest(none, prefix, known_cache_tools());
+    REQUIRE(read);
+    CHECK(read->cache.base_dirs.empty());
+  }
+  SUBCASE("absent (an older shimctl's manifest): none") {
+    auto j = nlohmann::json::parse(text);
+    j["cache"].erase("base_dirs");
+    auto read = core::parse_manifest(j.dump(), prefix, known_cache_tools());
+    REQUIRE(read);
+    CHECK(read->cache.base_dirs.empty());
+    CHECK(read->cache.max_size == "20G");
+  }
+}
+
 TEST_CASE("broken manifests are refused with a message naming the field") {
+  SUBCASE("base dirs") {
+    CHECK(error_after([](auto& j) { j["cache"]["base_dirs"] = "/srv/deps"; }) ==
+          "manifest is invalid: cache.base_dirs must be an array");
+    CHECK(error_after([](auto& j) {
+            j["cache"]["base_dirs"] = { "/srv/deps", 7 };
+          }) == "manifest is invalid: cache.base_dirs[1] must be a string");
+    CHECK(error_after([](auto& j) { j["cache"]["base_dirs"] = { "deps" }; }) ==
+          "manifest is invalid: cache.base_dirs[0] 'deps' is not an absolute directory without "
+          "':' or a trailing '/'");
+    CHECK(error_after([](auto& j) { j["cache"]["base_dirs"] = { "/a:/b" }; }) ==
+          "manifest is invalid: cache.base_dirs[0] '/a:/b' is not an absolute directory without "
+          "':' or a trailing '/'");
+    CHECK(error_after([](auto& j) { j["cache"]["base_dirs"] = { "/srv/deps/" }; }) ==
+          "manifest is invalid: cache.base_dirs[0] '/srv/deps/' is not an absolute directory "
+          "without ':' or a trailing '/'");
+    CHECK(error_after([](auto& j) { j["cache"]["base_dirs"] = { "/" }; }) ==
+          "manifest is invalid: cache.base_dirs[0] '/' is not an absolute directory without "
+          "':' or a trailing '/'");
+    CHECK(error_after([](auto& j) {
+            j["cache"]["base_dirs"] = { "/d\nsetenv LD_PRELOAD=/tmp/evil.so" };
+          }) == "manifest is invalid: cache.base_dirs[0] contains control characters");
+    CHECK(error_after([](auto& j) {
+            j["cache"]["base_dirs"] = { "/a", "/b", "/c", "/d", "/e" };
+          }) == "manifest is invalid: cache.base_dirs has more than 4 entries");
+  }
   SUBCASE("a secret's fields") {
     CHECK(error_after([](auto& j) { j["cache"]["secret_id"] = "ABCDEF0123456789"; }) ==
           "manifest is invalid: cache.secret_id is not 16 hex digits");

@@ -80,7 +80,8 @@ TEST_SUITE_BEGIN("shim::config");
 TEST_CASE("what render_shim_config writes the shim reads back exactly, for every directive kind") {
   auto m = manifest_with_every_directive();
   m.cache.remote = "redis://***@127.0.0.1:6379";
-  m.cache.remote_secret = true; // the secrets line
+  m.cache.remote_secret = true;                           // the secrets line
+  m.cache.base_dirs = { "/srv/deps", "/home/me/b deps" }; // a setenv line of their own
   cache::ShimEnvironment env;
   env.defaults = { "CCACHE_DIR=/var/cache/ccache", "CCACHE_DEPEND=1" };
   env.appends = { "SCCACHE_EXTRAFILES=/opt/rocm/a.bc:/opt/rocm/b.bc" };
@@ -109,6 +110,7 @@ TEST_CASE("what render_shim_config writes the shim reads back exactly, for every
   std::vector<std::vector<std::string>> expected = {
     { "setenv", "CCACHE_DIR=/var/cache/ccache" },
     { "setenv", "CCACHE_DEPEND=1" },
+    { "setenv", "SHIMCTL_BASE_DIRS=/srv/deps:/home/me/b deps" },
     { "appendenv", "SCCACHE_EXTRAFILES=/opt/rocm/a.bc:/opt/rocm/b.bc" },
     { "compiler", "hipcc", "hipcc.real" },
     { "target-probe", "hipcc", "/opt/rocm/bin/rocm_agent_enumerator" },
@@ -116,7 +118,7 @@ TEST_CASE("what render_shim_config writes the shim reads back exactly, for every
   };
   for (const auto& variable : cache::key_environment("hipcc"))
     expected.push_back({ "keyenv", variable });
-  std::sort(expected.begin() + 6, expected.end());
+  std::sort(expected.begin() + 7, expected.end());
   expected.push_back({ "alias", "hipcc.pl", "hipcc" });
   CHECK(list == expected);
   // The scalar kinds (state, cache, cache-kind, identity-helper, secrets, sccache-server,

@@ -1,6 +1,8 @@
 #include <algorithm>
+#include <fmt/ranges.h> // fmt::join (fmt >= 10)
 #include <set>
 #include <shim/formats.h> // the format, shared with the shim
+#include <shim/path_roots.h>
 #include <shimctl/cache/secrets.hpp>
 #include <shimctl/cache/shim_config.hpp>
 #include <shimctl/core/transaction.hpp>
@@ -153,6 +155,10 @@ std::string render_shim_config(const core::Manifest& manifest,
     out += line(SHIMCTL_SECRETS, secrets_path(manifest.prefix));
   for (const auto& d : env.defaults)
     out += line(SHIMCTL_SETENV, d);
+  if (!manifest.cache.base_dirs.empty()) // --base-dir: roots of the location-free paths
+    out += line(
+      SHIMCTL_SETENV,
+      fmt::format("{}={}", SHIMCTL_BASE_DIRS_VARIABLE, fmt::join(manifest.cache.base_dirs, ":")));
   for (const auto& a : env.appends)
     out += line(SHIMCTL_APPENDENV, a);
   std::set<std::string> names, key_env;

@@ -129,6 +129,12 @@ void add_install_command(CLI::App& app, core::Context& context, Registry& regist
   cmd->add_option("--cache-tool", o.cache_tool, "Path of the cache tool (default: from PATH)");
   cmd->add_option("--cache-dir", o.cache_dir, "Cache directory the shim uses by default");
   cmd->add_option("--max-size", o.max_size, "Cache size limit (e.g. 20G)");
+  cmd
+    ->add_option("--base-dir",
+                 o.base_dirs,
+                 "Extra root of the location-free paths: a dependency tree (absolute path) that "
+                 "sits elsewhere on other machines; repeatable, at most 4, in order")
+    ->allow_extra_args(false); // one directory per --base-dir: the prefix is not one
   cmd->add_option("--remote",
                   o.remote,
                   "Remote storage URL (redis://[PASSWORD@]HOST:PORT, http://...); a password is "

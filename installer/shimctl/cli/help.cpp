@@ -50,7 +50,9 @@ const std::map<std::string_view, std::vector<Example>, std::less<>>& example_tab
         { "shimctl install /opt/rocm --remote redis://cache:6379 --remote-read-only",
           "CI: read the shared cache, never write it" },
         { "shimctl install /opt/rocm --remote redis://PASSWORD@cache:6379",
-          "the password only in /opt/rocm/.shimctl/secrets (0600)" } } },
+          "the password only in /opt/rocm/.shimctl/secrets (0600)" },
+        { "shimctl install /opt/rocm --base-dir $HOME/deps",
+          "a dependency tree at another path on each machine: its compiles hit anyway" } } },
     { "verify",
       { { "shimctl verify /opt/rocm", "files intact, compiles through the shim, repeat hits" },
         { "shimctl verify /opt/rocm --json | jq '.checks[] | select(.result != \"ok\")'", "" } } },
@@ -97,7 +99,8 @@ const std::map<std::string_view, std::string_view, std::less<>>& metavars() {
     { "cache", "TOOL" },       { "cache-tool", "PATH" },   { "cache-dir", "DIR" },
     { "shared-cache", "DIR" }, { "group", "GROUP" },       { "max-size", "SIZE" },
     { "remote", "URL" },       { "offload-arch", "ARCH" }, { "cuda-arch", "ARCH" },
-    { "prefix", "DIR" },       { "file", "FILE" },         { "build_dir", "DIR" },
+    { "base-dir", "DIR" },     { "prefix", "DIR" },        { "file", "FILE" },
+    { "build_dir", "DIR" },
   };
   return table;
 }

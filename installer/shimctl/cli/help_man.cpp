@@ -99,6 +99,10 @@ The shim fails (exit 1) when the cache tool cannot run, instead of compiling wit
 \fBSHIMCTL_SHIM_TRACE=1\fR
 The shim prints its decision on stderr: "cache TOOL COMPILER" or "direct ORIGINAL".
 .TP
+\fBSHIMCTL_BASE_DIRS=\fR\fIDIR\fR[:\fIDIR\fR...]
+Extra roots of the location\-free paths (absolute, at most 4, in order: views b0, b1, ...), in
+place of the directories \fBinstall \-\-base\-dir\fR gave.
+.TP
 \fBSHIMCTL_SHIM\fR, \fBSHIMCTL_DATA_DIR\fR
 Override where shimctl finds the shim binary and its data (layouts); by default both are found
 relative to the shimctl executable (../libexec/shimctl, ../share/shimctl).

@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <fmt/ranges.h> // fmt::join (fmt >= 10)
 #include <shimctl/cache/sccache_server.hpp>
 #include <shimctl/cache/secrets.hpp>
 #include <shimctl/cache/tool.hpp>
@@ -181,6 +182,12 @@ std::string status_text(const commands::StatusReport& r) {
   out += "compilers:\n";
   for (const auto& c : r.compilers)
     out += fmt::format("  {:<40} {} ({} aliases)\n", c.path, c.state, c.aliases);
+  if (!m.cache.base_dirs.empty()) {
+    std::vector<std::string> dirs;
+    for (std::size_t i = 0; i < m.cache.base_dirs.size(); ++i)
+      dirs.push_back(fmt::format("{} (b{})", m.cache.base_dirs[i], i));
+    out += fmt::format("base dirs:   {}\n", fmt::join(dirs, ", "));
+  }
   if (r.roots)
     out += fmt::format("roots:       build {}{}{} (your last compile with paths made relative)\n",
                        r.roots->build,
@@ -210,6 +217,7 @@ nlohmann::json status_json(const commands::StatusReport& r) {
   j["cache"]["remote"] = m.cache.remote ? nlohmann::json(util::redact_credentials(*m.cache.remote))
                                         : nlohmann::json(nullptr);
   j["cache"]["remote_read_only"] = m.cache.remote_read_only;
+  j["cache"]["base_dirs"] = m.cache.base_dirs; // --base-dir: views b0, b1, ... in this order
   j["cache"]["tiers"] = m.cache.remote ? nlohmann::json(cache::tool_of(m.cache).tiers(m.cache))
                                        : nlohmann::json(nullptr);
   j["cache"]["store"] = store_json(r);

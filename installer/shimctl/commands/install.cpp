@@ -142,6 +142,7 @@ util::Result<InstallPlan> plan_install(const Context& context,
                            options.cache_tool));
   TRY_ASSIGN(cache.dir, absolute_cache_dir(options.cache_dir));
   cache.max_size = options.max_size;
+  TRY_ASSIGN(cache.base_dirs, canonical_base_dirs(options.base_dirs));
   // From here on the remote is redacted; its credential, if any, only in REMOTE_URL.
   auto remote_url = cache::set_remote(cache, options.remote);
   cache.remote_read_only =

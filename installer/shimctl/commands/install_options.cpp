@@ -1,5 +1,8 @@
+#include <algorithm>
 #include <cerrno>
+#include <cstring>
 #include <filesystem>
+#include <shim/path_roots.h>
 #include <shimctl/cache/cache_backend.hpp>
 #include <shimctl/cache/sccache_server.hpp>
 #include <shimctl/cache/tool.hpp>
@@ -186,6 +189,7 @@ util::Status check_install_options(const Context& context, const InstallOptions&
     TRY(check_directory("--cache-dir", *options.cache_dir));
   if (options.shared_cache)
     TRY(check_directory("--shared-cache", *options.shared_cache));
+  TRY(canonical_base_dirs(options.base_dirs));
   if (options.verify_options.offload_arch != verify::VerifyOptions{}.offload_arch)
     TRY(check_offload_arch(context, options.prefix, options.verify_options.offload_arch));
   return {};
@@ -204,6 +208,76 @@ util::Result<std::optional<std::string>> absolute_cache_dir(const std::optional<
   if (text.size() > 1 && text.ends_with('/'))
     text.pop_back();
   return text;
+}
+
+util::Result<std::vector<std::string>> canonical_base_dirs(const std::vector<std::string>& dirs) {
+  if (dirs.size() > SHIMCTL_BASE_DIRS_MAX)
+    return fail(ExitCode::usage,
+                "--base-dir is given {} times; the shim takes at most {} base dirs: give the {} "
+                "that hold your dependency trees",
+                dirs.size(),
+                SHIMCTL_BASE_DIRS_MAX,
+                SHIMCTL_BASE_DIRS_MAX);
+  std::vector<std::string> canonical;
+  for (const auto& dir : dirs) {
+    if (dir.empty())
+      return fail(ExitCode::usage, "--base-dir is empty; name a directory by its absolute path");
+    if (std::any_of(dir.begin(), dir.end(), [](char c) {
+          return static_cast<unsigned char>(c) < 0x20 || c == 0x7f;
+        }))
+      return fail(ExitCode::usage,
+                  "--base-dir: the path holds a control character; name a directory without one");
+    if (!dir.starts_with('/')) {
+      std::error_code ec;
+      auto absolute = std::filesystem::absolute(dir, ec).lexically_normal().string();
+      return fail(ExitCode::usage,
+                  "--base-dir: {} is a relative path; name the directory by its absolute path{}",
+                  dir,
+                  ec ? "" : " (e.g. --base-dir " + absolute + ")");
+    }
+    if (dir.find(':') != std::string::npos)
+      return fail(ExitCode::usage,
+                  "--base-dir: {} holds a ':', which separates the base dirs in {}; name a "
+                  "directory whose path has none",
+                  dir,
+                  SHIMCTL_BASE_DIRS_VARIABLE);
+    std::string path;
+    for (const auto& part : std::filesystem::path(dir)) {
+      if (part == "/" || part.empty() || part == ".")
+        continue;
+      if (part == "..")
+        return fail(ExitCode::usage,
+                    "--base-dir: {} has a '..' component; name the directory as your compiles "
+                    "do, without '..'",
+                    dir);
+      path += "/" + part.string();
+    }
+    if (path.empty())
+      return fail(ExitCode::usage,
+                  "--base-dir: / holds every path; name the top directory of a dependency tree");
+    struct stat st {};
+    if (::stat(path.c_str(), &st) != 0) {
+      int error = errno;
+      return fail(ExitCode::usage,
+                  "--base-dir: {} {}; name an existing directory (the top of a dependency tree)",
+                  dir,
+                  error == ENOENT || error == ENOTDIR
+                    ? std::string("does not exist")
+                    : "cannot be read: " + std::string(std::strerror(error)));
+    }
+    if (!S_ISDIR(st.st_mode)) {
+      auto kind = kind_of_file(st.st_mode);
+      return fail(ExitCode::usage,
+                  "--base-dir: {} is {}{}; name a directory",
+                  dir,
+                  kind,
+                  kind == "not a directory" ? "" : ", not a directory");
+    }
+    if (std::find(canonical.begin(), canonical.end(), path) != canonical.end())
+      return fail(ExitCode::usage, "--base-dir: {} is given twice; name each directory once", dir);
+    canonical.push_back(path);
+  }
+  return canonical;
 }
 
 } // namespace shimctl::commands

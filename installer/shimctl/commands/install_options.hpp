@@ -25,6 +25,7 @@ struct InstallOptions {
   bool remote_read_only = false;
   std::optional<std::string> shared_cache; // --shared-cache DIR (with --group)
   std::optional<std::string> shared_group; // --group NAME
+  std::vector<std::string> base_dirs;      // --base-dir DIR, repeated, in order
   bool allow_world_writable = false;
   bool divert = false; // --divert: dpkg-divert packaged compilers to their .real
   bool dry_run = false;
@@ -54,8 +55,9 @@ struct InstallResult {
 // --max-size and --remote in the forms the cache tool reads (cache/max_size.hpp,
 // cache/remote_url.hpp; the tool: --cache/--cache-tool, else the installed
 // prefix's, else ccache), --cache-dir and --shared-cache a directory or one
-// that can be created, --offload-arch (other than the default) a GPU target the
-// prefix's clang knows: asked once, `clang -x hip --offload-arch=ARCH
+// that can be created, --base-dir as canonical_base_dirs takes it,
+// --offload-arch (other than the default) a GPU target the prefix's clang
+// knows: asked once, `clang -x hip --offload-arch=ARCH
 // --cuda-device-only -nogpulib -nogpuinc -### -c /dev/null` (the driver checks
 // the target ID and compiles nothing: 40 ms with clang-21, 90 ms with
 // clang-15). commands::install runs it first, for a new installation and for an
@@ -67,5 +69,12 @@ struct InstallResult {
 // directory: the shim runs in every directory).
 [[nodiscard]] util::Result<std::optional<std::string>> absolute_cache_dir(
   const std::optional<std::string>& dir);
+
+// --base-dir DIR..., as the shim takes them (SHIMCTL_BASE_DIRS, shim/path_roots.h): at most
+// SHIMCTL_BASE_DIRS_MAX existing directories, each named once by an absolute path without ':'
+// or '..'; spelled without '.' components or repeated and trailing '/' (symbolic links are
+// kept: the user's path is the one the compiles name). A usage error naming the option.
+[[nodiscard]] util::Result<std::vector<std::string>> canonical_base_dirs(
+  const std::vector<std::string>& dirs);
 
 } // namespace shimctl::commands

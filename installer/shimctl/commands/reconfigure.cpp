@@ -178,6 +178,16 @@ util::Result<Reconfiguration> requested_reconfiguration(const InstallOptions& o,
     r.changes.push_back(fmt::format("max size: {} -> {}", shown(m.cache.max_size), *o.max_size));
     r.cache.max_size = o.max_size;
   }
+  // --base-dir replaces the list; without it the installed one is kept, as --max-size is.
+  TRY_ASSIGN(auto base_dirs, canonical_base_dirs(o.base_dirs));
+  if (!base_dirs.empty() && base_dirs != m.cache.base_dirs) {
+    r.changes.push_back(fmt::format("base dirs: {} -> {}",
+                                    m.cache.base_dirs.empty()
+                                      ? std::string("none")
+                                      : fmt::format("{}", fmt::join(m.cache.base_dirs, ":")),
+                                    fmt::join(base_dirs, ":")));
+    r.cache.base_dirs = base_dirs;
+  }
   TRY(remote_change(o, m, secrets, r));
   if (!r.changes.empty())
     TRY(cache::tool_of(r.cache).check_remote(r.cache));

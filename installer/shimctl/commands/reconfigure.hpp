@@ -1,9 +1,10 @@
 // `shimctl install` on a prefix that is already installed: the cache settings
-// it asks for (--cache-dir, --max-size, --remote, --remote-read-only) are
-// applied to the shim configs and the manifest in one transaction, then
-// verified; a failed verification puts the previous settings back. Changes
-// that need the shims re-made (another cache tool, shared cache, compiler set,
-// layout) are refused with the commands that make them.
+// it asks for (--cache-dir, --max-size, --remote, --remote-read-only,
+// --base-dir) are applied to the shim configs and the manifest in one
+// transaction, then verified; a failed verification puts the previous
+// settings back. Changes that need the shims re-made (another cache tool,
+// shared cache, compiler set, layout) are refused with the commands that make
+// them.
 #pragma once
 
 #include <optional>

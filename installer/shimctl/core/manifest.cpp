@@ -2,6 +2,7 @@
 #include <ctime>
 #include <nlohmann/json.hpp>
 #include <set>
+#include <shim/path_roots.h>
 #include <shimctl/core/manifest.hpp>
 #include <shimctl/core/state_files.hpp>
 #include <shimctl/util/dir.hpp>
@@ -100,6 +101,29 @@ std::string hash_field(const json& j, const char* key, const std::string& where)
   return value;
 }
 
+// cache.base_dirs: absent in manifests written before --base-dir; each one as the shim reads
+// SHIMCTL_BASE_DIRS (absolute, no ':'), at most as many as it takes.
+std::vector<std::string> base_dirs_field(const json& cache) {
+  if (!cache.contains("base_dirs"))
+    return {};
+  const auto& dirs = cache.at("base_dirs");
+  require(dirs.is_array(), "cache.base_dirs must be an array");
+  require(dirs.size() <= SHIMCTL_BASE_DIRS_MAX,
+          fmt::format("cache.base_dirs has more than {} entries", SHIMCTL_BASE_DIRS_MAX));
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < dirs.size(); ++i) {
+    auto where = fmt::format("cache.base_dirs[{}]", i);
+    require(dirs[i].is_string(), where + " must be a string");
+    auto dir = dirs[i].get<std::string>();
+    require(printable(dir), where + " contains control characters");
+    require(dir.size() > 1 && dir.starts_with("/") && !dir.ends_with("/") &&
+              dir.find(':') == std::string::npos,
+            where + " '" + dir + "' is not an absolute directory without ':' or a trailing '/'");
+    out.push_back(std::move(dir));
+  }
+  return out;
+}
+
 FileRecord record_from_json(const json& j, const std::string& where) {
   require(j.is_object(), where + " must be an object");
   FileRecord r;
@@ -190,6 +214,7 @@ Manifest manifest_from_json(const json& j,
           "cache.remote_read_only must be a boolean");
   m.cache.remote_read_only = cache.value("remote_read_only", false);
   m.cache.shared_group = optional_string_field(cache, "shared_group", "cache");
+  m.cache.base_dirs = base_dirs_field(cache);
   // Both absent in manifests written before the secrets file: no secret.
   require(!cache.contains("remote_secret") || cache.at("remote_secret").is_boolean(),
           "cache.remote_secret must be a boolean");
@@ -359,6 +384,7 @@ std::string to_json(const Manifest& m) {
               { "remote_read_only", m.cache.remote_read_only },
               { "remote_secret", m.cache.remote_secret },
               { "shared_group", optional_string(m.cache.shared_group) },
+              { "base_dirs", m.cache.base_dirs },
               { "secret_id", optional_string(m.cache.secret_id) } };
   json j{ { "schema_version", m.schema_version },
           { "shimctl_version", m.shimctl_version },

@@ -56,6 +56,9 @@ struct CacheSettings {
   bool remote_read_only = false;
   bool remote_secret = false;              // the remote's credential is in the secrets file
   std::optional<std::string> shared_group; // --shared-cache --group
+  // --base-dir, in the order given: absolute, no trailing '/', no ':' (the shim's
+  // SHIMCTL_BASE_DIRS, shim/path_roots.h); empty in manifests written before them.
+  std::vector<std::string> base_dirs;
   // Random hex (secret_id_digits), new whenever the secrets file's content changes (a rotated
   // credential gets fresh sccache servers: sccache_server_key); none without a secrets file.
   std::optional<std::string> secret_id;
