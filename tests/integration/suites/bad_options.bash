@@ -1,6 +1,7 @@
 # Bad options are refused before any work (issue 23, item 10): `install` with a size ccache cannot
 # read, a remote URL its cache tool cannot store to (or one without a host), a GPU target the
-# prefix's clang does not know, or a cache directory that is a file, exits 2 with one line on
+# prefix's clang does not know, a cache directory that is a file, or a --base-dir that is not an
+# absolute existing directory without ':' (or more than 4 of them), exits 2 with one line on
 # stderr naming the option; the prefix is unchanged (its listing: type, mode, owner, SHA-256),
 # no .shimctl is made, and nothing is compiled: no file in the prefix is read (atime; the GPU
 # target's check reads only the clang it asks), no cache directory appears. An installed prefix
@@ -109,6 +110,28 @@ test_cache_dir_that_is_a_file_is_refused() {
   expect_eq "$sum" "$(sha256sum < /etc/passwd)" "/etc/passwd"
 }
 
+test_bad_base_dir_is_refused() {
+  TEST "install --base-dir: relative, missing, a ':', five: exit 2, one line, nothing changed"
+  private_rocm_copy
+  mkdir -p deps "$TEST_DIR/a:b" "$TEST_DIR/d1" "$TEST_DIR/d2" "$TEST_DIR/d3" "$TEST_DIR/d4" "$TEST_DIR/d5"
+  expect_refused --base-dir -- --base-dir deps
+  expect_eq "shimctl: error: --base-dir: deps is a relative path; name the directory by its absolute path (e.g. --base-dir $(pwd -P)/deps)" \
+    "$(cat err)" "the refusal"
+  expect_refused --base-dir -- --base-dir "$TEST_DIR/missing"
+  expect_eq "shimctl: error: --base-dir: $TEST_DIR/missing does not exist; name an existing directory (the top of a dependency tree)" \
+    "$(cat err)" "the refusal"
+  expect_refused --base-dir -- --base-dir "$TEST_DIR/a:b"
+  expect_eq "shimctl: error: --base-dir: $TEST_DIR/a:b holds a ':', which separates the base dirs in SHIMCTL_BASE_DIRS; name a directory whose path has none" \
+    "$(cat err)" "the refusal"
+  expect_refused --base-dir -- --base-dir "$TEST_DIR/d1" --base-dir "$TEST_DIR/d2" --base-dir "$TEST_DIR/d3" \
+    --base-dir "$TEST_DIR/d4" --base-dir "$TEST_DIR/d5"
+  expect_eq "shimctl: error: --base-dir is given 5 times; the shim takes at most 4 base dirs: give the 4 that hold your dependency trees" \
+    "$(cat err)" "the refusal"
+  # A good one beside a bad one: still refused, nothing done.
+  expect_refused --base-dir -- --base-dir "$TEST_DIR/d1" --base-dir "$TEST_DIR/x.c"
+  expect_eq "shimctl: error: --base-dir: $TEST_DIR/x.c is a file, not a directory; name a directory" "$(cat err)" "the refusal"
+}
+
 test_installed_prefix_refuses_the_same() {
   TEST "an installed prefix: install's update path refuses each bad option the same way"
   private_rocm_copy
@@ -119,6 +142,8 @@ test_installed_prefix_refuses_the_same() {
   expect_refused --remote -- --remote garbage://x
   expect_refused --remote -- --remote redis://
   expect_refused --cache-dir -- --cache-dir /etc/passwd
+  expect_refused --base-dir -- --base-dir deps
+  expect_refused --base-dir -- --base-dir "$TEST_DIR/missing"
   # The check runs clang through its shim, which reads its config and execs the original (-###).
   expect_refused --offload-arch "./bin/.hipVersion ./llvm/bin/.shimctl.conf ./llvm/bin/clang ./llvm/bin/clang.real" \
     -- --offload-arch gfx9999
