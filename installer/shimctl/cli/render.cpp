@@ -189,10 +189,13 @@ std::string status_text(const commands::StatusReport& r) {
     out += fmt::format("base dirs:   {}\n", fmt::join(dirs, ", "));
   }
   if (r.roots)
-    out += fmt::format("roots:       build {}{}{} (your last compile with paths made relative)\n",
+    out += fmt::format("roots:       build {}{}{}{} (your last compile with paths made relative)\n",
                        r.roots->build,
                        r.roots->source.empty() ? "" : ", source " + r.roots->source,
-                       r.roots->packages.empty() ? "" : ", packages " + r.roots->packages);
+                       r.roots->packages.empty() ? "" : ", packages " + r.roots->packages,
+                       r.roots->base_dirs.empty()
+                         ? ""
+                         : fmt::format(", base dirs {}", fmt::join(r.roots->base_dirs, " ")));
   if (!r.events.empty())
     out += "events:      " + r.events + "\n";
   return out;
@@ -256,7 +259,8 @@ nlohmann::json status_json(const commands::StatusReport& r) {
   if (r.roots)
     j["roots"] = { { "build", r.roots->build },
                    { "source", r.roots->source },
-                   { "packages", r.roots->packages } };
+                   { "packages", r.roots->packages },
+                   { "base_dirs", r.roots->base_dirs } };
   j["events"] = r.events;
   return j;
 }

@@ -89,7 +89,12 @@ std::optional<LastRoots> last_roots(const std::string& prefix) {
     auto target = std::filesystem::read_symlink(build / SHIMCTL_ROOTS_VIEW / name, view_ec);
     return view_ec ? std::string() : target.string();
   };
-  return LastRoots{ build.string(), view("s"), view("p") };
+  LastRoots roots{ build.string(), view("s"), view("p"), {} };
+  for (int i = 0; i < SHIMCTL_BASE_DIRS_MAX; i++)
+    if (auto base = view(shimctl_root_view_name(static_cast<shimctl_root>(SHIMCTL_ROOT_BASE + i)));
+        !base.empty())
+      roots.base_dirs.push_back(base);
+  return roots;
 }
 
 util::Result<StatusReport> status(const Context& context,

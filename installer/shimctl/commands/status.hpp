@@ -41,8 +41,9 @@ struct CacheWriters {
 // (shim/formats/user_files.h): its build tree and the build tree's view of the others.
 struct LastRoots {
   std::string build;
-  std::string source;   // "" when the compile had none
-  std::string packages; // a Python package directory, "" when none
+  std::string source;                 // "" when the compile had none
+  std::string packages;               // a Python package directory, "" when none
+  std::vector<std::string> base_dirs; // the install's base dirs it used (views b0, b1, ...)
 };
 [[nodiscard]] std::optional<LastRoots> last_roots(const std::string& prefix);
 
