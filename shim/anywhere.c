@@ -397,9 +397,12 @@ char** location_free_arguments(int* argc_io, char** argv, const struct call_trai
     traits.source && shimctl_root_of(&build_only, traits.source) < 0 && traits.source[0] == '/'
       ? traits.source
       : first_search_directory(flat_argc, flat);
-  if (anchor)
-    find_source_root(anchor);
   find_packages_root(flat_argc, flat);
+  struct shimctl_roots packages_only = { { NULL }, NULL };
+  packages_only.path[0] = roots.path[SHIMCTL_ROOT_PACKAGES];
+  /* A source in a package directory (a JIT's, pip installed) needs no walk up to a repository. */
+  if (anchor && !(packages_only.path[0] && shimctl_root_of(&packages_only, anchor) == 0))
+    find_source_root(anchor);
   find_base_roots();
   if (traits.source && traits.source[0] == '/' && shimctl_root_of(&roots, traits.source) < 0)
     return absolute_form(argv, "anywhere-absolute", "source outside every root:", traits.source);
