@@ -352,6 +352,82 @@ static bool make_views(int argc, char** rewritten) {
   return true;
 }
 
+/* PATH (relative to the working directory) made absolute, in the arena; NULL when it does not fit.
+ */
+static char* absolute_path(const char* path) {
+  size_t len = strlen(current_dir()) + strlen(path) + 2;
+  char* out = arena_take(len);
+  if (out)
+    concat(out, len, current_dir(), "/", path, NULL);
+  return out;
+}
+
+/* A call from a directory with no build tree above it (a JIT's `hipcc -c /abs/csrc/x.hip -o
+ * /abs/build/x.o` from anywhere): its output's directory is taken for its build tree, every path
+ * of its arguments made absolute in place (ARGV: flat_argv), and *DIR set to that directory, where
+ * the compile then runs. False, with *WHY, when an argument may name a path the shim cannot
+ * follow (an option it does not know holding a '/'), or the call names a depfile (whose paths
+ * would be the new directory's). */
+static bool adopt_output_directory(int argc,
+                                   char** argv,
+                                   const struct call_traits* traits,
+                                   char dir[PATH_MAX],
+                                   const char** why) {
+  if (!traits->output || traits->names_dependencies || strcmp(traits->output, "-") == 0) {
+    *why = traits->names_dependencies ? "a depfile" : "no output file";
+    return false;
+  }
+  bool value_of_path = false, value_of_other = false;
+  for (int i = 1; i < argc; i++) {
+    const char* arg = argv[i];
+    const char* joined;
+    const struct shimctl_option* option = NULL;
+    bool path_value = value_of_path || (arg[0] != '-' && !value_of_other);
+    bool define =
+      value_of_other && (strcmp(argv[i - 1], "-D") == 0 || strcmp(argv[i - 1], "-U") == 0);
+    value_of_path = value_of_other = false;
+    if (path_value) {
+      if (arg[0] != '/' && !(argv[i] = absolute_path(arg)))
+        return false;
+    } else if (arg[0] == '-' && (option = shimctl_joined_path_option(arg, &joined))) {
+      if (joined[0] != '/') {
+        size_t len = strlen(option->name) + strlen(current_dir()) + strlen(joined) + 2;
+        char* out = arena_take(len);
+        if (!out)
+          return false;
+        concat(out, len, option->name, current_dir(), "/", joined, NULL);
+        argv[i] = out;
+      }
+    } else if (arg[0] == '-' && (option = shimctl_separate_option(arg))) {
+      value_of_path = option->path;
+      value_of_other = !option->path;
+    } else if (strchr(arg, '/') && !define && !starts_with(arg, "-D") && !starts_with(arg, "-U")) {
+      *why = arg;
+      return false;
+    }
+  }
+  const char* output = traits->output;
+  for (int i = 1; i < argc; i++) /* the output as made absolute above */
+    if (strcmp(argv[i - 1], "-o") == 0)
+      output = argv[i];
+    else if (starts_with(argv[i], "-o") && argv[i][2])
+      output = argv[i] + 2;
+  struct stat st;
+  const char* slash = strrchr(output, '/');
+  size_t len = slash ? (size_t)(slash - output) : 0;
+  if (len == 0 || len >= PATH_MAX) {
+    *why = output;
+    return false;
+  }
+  memcpy(dir, output, len);
+  dir[len] = '\0';
+  if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+    *why = dir;
+    return false;
+  }
+  return true;
+}
+
 /* The first absolute search directory of ARGV outside the build tree (-I/x, -isystem /x). */
 static const char* first_search_directory(int argc, char** argv) {
   for (int i = 1; i < argc; i++) {
@@ -380,11 +456,12 @@ char** location_free_arguments(int* argc_io, char** argv, const struct call_trai
     location_bound_call = true;
     return absolute_form(argv, NULL, "the object names its place:", bound);
   }
+  static char output_dir[PATH_MAX];
   const char* cwd = current_dir();
   roots.path[SHIMCTL_ROOT_BUILD] = build_root();
   roots.cwd = cwd;
-  if (!cwd || !roots.path[SHIMCTL_ROOT_BUILD])
-    return argv; /* no build tree: nothing to make relative to */
+  if (!cwd)
+    return argv;
   int flat_argc = argc;
   char** flat = expand_response_files(&flat_argc, argv, &why);
   if (!flat)
@@ -392,6 +469,13 @@ char** location_free_arguments(int* argc_io, char** argv, const struct call_trai
   struct call_traits traits = traits_of(flat_argc, flat, NULL, NULL);
   if (traits.kind != CALL_COMPILE) /* a response file that held a link: the call as it was */
     return argv;
+  bool moves = !roots.path[SHIMCTL_ROOT_BUILD];
+  if (moves) { /* no build tree: the output's directory, where the compile will run */
+    if (!adopt_output_directory(flat_argc, flat, &traits, output_dir, &why))
+      return absolute_form(argv, NULL, "no build tree, and the call cannot move:", why);
+    roots.path[SHIMCTL_ROOT_BUILD] = roots.cwd = output_dir;
+    traits = traits_of(flat_argc, flat, NULL, NULL);
+  }
   struct shimctl_roots build_only = { { roots.path[SHIMCTL_ROOT_BUILD] }, cwd };
   const char* anchor =
     traits.source && shimctl_root_of(&build_only, traits.source) < 0 && traits.source[0] == '/'
@@ -405,10 +489,19 @@ char** location_free_arguments(int* argc_io, char** argv, const struct call_trai
     find_source_root(anchor);
   find_base_roots();
   if (traits.source && traits.source[0] == '/' && shimctl_root_of(&roots, traits.source) < 0)
-    return absolute_form(argv, "anywhere-absolute", "source outside every root:", traits.source);
+    return absolute_form(argv,
+                         moves ? NULL : "anywhere-absolute", /* no build tree: nothing expected */
+                         "source outside every root:",
+                         traits.source);
   char** rewritten = rewrite(flat_argc, flat, &why);
   if (!rewritten)
     return absolute_form(argv, "anywhere-absolute", "an argument names a root:", why);
+  moves = moves && strcmp(output_dir, cwd) != 0;
+  bool same = !moves && flat_argc == argc;
+  for (int i = 1; same && i < argc; i++)
+    same = strcmp(rewritten[i], argv[i]) == 0;
+  if (same)
+    return argv; /* nothing under a root that was not relative already */
   if (!make_views(flat_argc, rewritten))
     return absolute_form(argv, "anywhere-absolute", "no view in the build tree:", build_root());
   if (shim.trace)
@@ -419,6 +512,9 @@ char** location_free_arguments(int* argc_io, char** argv, const struct call_trai
         roots.path[SHIMCTL_ROOT_PACKAGES] ? ", packages " : "",
         roots.path[SHIMCTL_ROOT_PACKAGES] ? roots.path[SHIMCTL_ROOT_PACKAGES] : "",
         NULL);
+  if (moves && !run_in(output_dir))
+    return absolute_form(
+      argv, "anywhere-absolute", "cannot run in the output's directory:", output_dir);
   note_last_roots();
   *argc_io = flat_argc;
   return rewritten;

@@ -70,22 +70,37 @@ static bool overridden_by_negation(const char* entry) {
   return len && find_env(other, len) >= 0;
 }
 
+static char cwd_text[PATH_MAX];
+static bool cwd_read;
+static char root[PATH_MAX];
+static int root_found = -1;
+
 /* The working directory, read once; NULL when unknown. */
 const char* current_dir(void) {
-  static char cwd[PATH_MAX];
-  static bool read;
-  if (!read)
-    read = getcwd(cwd, sizeof cwd) && cwd[0] == '/';
-  return read ? cwd : NULL;
+  if (!cwd_read)
+    cwd_read = getcwd(cwd_text, sizeof cwd_text) && cwd_text[0] == '/';
+  return cwd_read ? cwd_text : NULL;
 }
 
 /* The build tree the compile runs in (find_build_root), looked up once; NULL when none. */
 const char* build_root(void) {
-  static char root[PATH_MAX];
-  static int found = -1;
-  if (found < 0)
-    found = current_dir() && find_build_root(current_dir(), root);
-  return found ? root : NULL;
+  if (root_found < 0)
+    root_found = current_dir() && find_build_root(current_dir(), root);
+  return root_found ? root : NULL;
+}
+
+/* The compile runs in DIR, taken for its build tree: the working directory changed, PWD named. */
+bool run_in(const char* dir) {
+  static char pwd_entry[sizeof "PWD=" + PATH_MAX];
+  if (strlen(dir) >= PATH_MAX || chdir(dir) != 0)
+    return false;
+  concat(cwd_text, sizeof cwd_text, dir, NULL);
+  concat(root, sizeof root, dir, NULL);
+  cwd_read = true;
+  root_found = 1;
+  concat(pwd_entry, sizeof pwd_entry, "PWD=", dir, NULL);
+  putenv(pwd_entry);
+  return true;
 }
 
 /* The base_dir ccache uses for this compile: the user's CCACHE_BASEDIR (NULL when set but empty),

@@ -190,6 +190,9 @@ char* with_target_key(const char* entry);
 const char* current_dir(void);
 /* The build tree the compile runs in (find_build_root), looked up once; NULL when none. */
 const char* build_root(void);
+/* The compile runs in DIR from now on, taken for its build tree (the working directory changed,
+ * PWD set); false when it cannot change there. */
+bool run_in(const char* dir);
 /* The base_dir ccache uses for this compile: the user's CCACHE_BASEDIR (NULL when set but
  * empty), else the build tree's root. NULL: none. */
 const char* base_dir(void);

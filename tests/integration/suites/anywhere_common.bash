@@ -313,3 +313,35 @@ test_anywhere_make() {
   expect_eq "1" "$(an_counts B2 | cut -d' ' -f1)" "compiles after B's quarter.h changed"
   expect_names_not "$TEST_DIR/home/alice" "$b/build" make
 }
+
+# A JIT's call from any directory, no build tree above it (`hipcc -c /abs/csrc/k.hip -o
+# /abs/build/k.o`): the output's directory is its build tree and the compile runs there; the same
+# module at another root, called from another directory, hits with the same bytes. A call that
+# names a depfile cannot move (its paths would be the new directory's): absolute form.
+test_anywhere_jit_from_anywhere() {
+  TEST "a JIT's call from any directory: the output's directory is its build tree; another root hits"
+  an_prefix ccache || return
+  local a root n=0
+  for root in "$TEST_DIR/one/pkg" "$TEST_DIR/two/deeper/pkg"; do
+    an_checkout "$root" 4 && mkdir -p "$root/jit" "$root/build/include" || return
+    printf '#pragma once\n#define BENCH_BLOCK 256\n' >"$root/build/include/bench_config.h"
+    n=$((n + 1))
+    mkdir -p "$TEST_DIR/cwd-$n/x" # each call from a directory of its own, outside both roots
+    (cd "$TEST_DIR/cwd-$n/x" && SHIMCTL_SHIM_TRACE=1 "$P/bin/hipcc" -x hip --offload-arch=gfx90a -I"$root/include" \
+        -I"$root/build/include" -c "$root/src/unit_001.hip" -o "$root/jit/k.o") \
+      >"$TEST_DIR/jit-$n.log" 2>&1 || fail "the JIT compile at $root failed: $(cat "$TEST_DIR/jit-$n.log")"
+  done
+  expect_contains "$(cat "$TEST_DIR/jit-2.log")" "roots: build $TEST_DIR/two/deeper/pkg/jit, source $TEST_DIR/two/deeper/pkg" "the second call's roots"
+  expect_eq "1 1" "$(ccache_stat "$TEST_DIR/cache-ccache" cache_miss) $(ccache_stat "$TEST_DIR/cache-ccache" direct_cache_hit)" \
+    "misses, direct hits (one root, then the other)"
+  expect_same_file "$TEST_DIR/one/pkg/jit/k.o" "$TEST_DIR/two/deeper/pkg/jit/k.o"
+  ! grep -qaF "$TEST_DIR/one" "$TEST_DIR/two/deeper/pkg/jit/k.o" || fail "the second object names the first root"
+  # With a depfile: the call as it was (its depfile names absolute paths, as the caller reads them).
+  a=$TEST_DIR/two/deeper/pkg
+  (cd "$TEST_DIR" && SHIMCTL_SHIM_TRACE=1 "$P/bin/hipcc" -x hip --offload-arch=gfx90a -I"$a/include" \
+    -I"$a/build/include" -MD -MF "$a/jit/d.d" -c "$a/src/unit_002.hip" -o "$a/jit/d.o") \
+    >"$TEST_DIR/jit-d.log" 2>&1 || fail "the compile with a depfile failed: $(cat "$TEST_DIR/jit-d.log")"
+  expect_contains "$(cat "$TEST_DIR/jit-d.log")" "absolute paths: no build tree, and the call cannot move: a depfile" "trace"
+  grep -q "^ *$a/include/common.h" "$a/jit/d.d" || grep -qF "$a/include/common.h" "$a/jit/d.d" ||
+    fail "the depfile does not name the absolute header: $(head -5 "$a/jit/d.d")"
+}
