@@ -469,6 +469,8 @@ char** location_free_arguments(int* argc_io, char** argv, const struct call_trai
   struct call_traits traits = traits_of(flat_argc, flat, NULL, NULL);
   if (traits.kind != CALL_COMPILE) /* a response file that held a link: the call as it was */
     return argv;
+  static char* as_called[MAX_ARGS]; /* the arguments before any was made absolute */
+  memcpy(as_called, flat, (size_t)flat_argc * sizeof *flat);
   bool moves = !roots.path[SHIMCTL_ROOT_BUILD];
   if (moves) { /* no build tree: the output's directory, where the compile will run */
     if (!adopt_output_directory(flat_argc, flat, &traits, output_dir, &why))
@@ -497,11 +499,11 @@ char** location_free_arguments(int* argc_io, char** argv, const struct call_trai
   if (!rewritten)
     return absolute_form(argv, "anywhere-absolute", "an argument names a root:", why);
   moves = moves && strcmp(output_dir, cwd) != 0;
-  bool same = !moves && flat_argc == argc;
-  for (int i = 1; same && i < argc; i++)
-    same = strcmp(rewritten[i], argv[i]) == 0;
-  if (same)
-    return argv; /* nothing under a root that was not relative already */
+  bool same = !moves;
+  for (int i = 1; same && i < flat_argc; i++)
+    same = strcmp(rewritten[i], as_called[i]) == 0;
+  if (same) /* nothing under a root that was not relative already: the call as it was (@file too) */
+    return argv;
   if (!make_views(flat_argc, rewritten))
     return absolute_form(argv, "anywhere-absolute", "no view in the build tree:", build_root());
   if (shim.trace)
