@@ -336,7 +336,34 @@ static char** rewrite(int argc, char** argv, const char** why) {
 }
 
 /* Any root other than the build root that the rewritten arguments name has its view. */
+/* DIR (lstat'ed into ST) is this user's and nobody else may change what is in it: its entries
+ * cannot be swapped between the shim's look and the compiler's open. STICKY_DIR_OK: a directory
+ * others may write but with the sticky bit (they cannot rename what is not theirs) will do. */
+static bool mine_alone(const char* dir, bool sticky_dir_ok) {
+  struct stat st;
+  if (lstat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
+    return false;
+  if (sticky_dir_ok && (st.st_mode & S_ISVTX))
+    return true;
+  return st.st_uid == geteuid() && !(st.st_mode & (S_IWGRP | S_IWOTH));
+}
+
+/* The build tree's views may be used: the build tree and its view directory are this user's
+ * alone (a build tree in a shared place, or another user's, keeps the absolute form). Made when
+ * missing. */
+static bool views_are_safe(void) {
+  char dir[PATH_MAX];
+  if (concat(dir, sizeof dir, roots.path[SHIMCTL_ROOT_BUILD], "/" SHIMCTL_ROOTS_VIEW, NULL) >=
+        sizeof dir ||
+      !mine_alone(roots.path[SHIMCTL_ROOT_BUILD], true))
+    return false;
+  if (mine_alone(dir, false))
+    return true;
+  return mkdir(dir, 0755) == 0 && mine_alone(dir, false);
+}
+
 static bool make_views(int argc, char** rewritten) {
+  bool checked = false;
   for (int r = SHIMCTL_ROOT_BUILD + 1; r < SHIMCTL_ROOT_COUNT; r++) {
     if (!roots.path[r])
       continue;
@@ -344,7 +371,7 @@ static bool make_views(int argc, char** rewritten) {
     concat(needle, sizeof needle, SHIMCTL_ROOTS_VIEW "/", shimctl_root_view_name(r), NULL);
     for (int i = 1; i < argc; i++)
       if (strstr(rewritten[i], needle)) {
-        if (!make_view((enum shimctl_root)r))
+        if ((!checked && !(checked = views_are_safe())) || !make_view((enum shimctl_root)r))
           return false;
         break;
       }
@@ -373,8 +400,9 @@ static bool adopt_output_directory(int argc,
                                    const struct call_traits* traits,
                                    char dir[PATH_MAX],
                                    const char** why) {
-  if (!traits->output || traits->names_dependencies || strcmp(traits->output, "-") == 0) {
-    *why = traits->names_dependencies ? "a depfile" : "no output file";
+  if (!traits->source || !traits->output || traits->names_dependencies ||
+      strcmp(traits->output, "-") == 0 || starts_with(traits->output, "/dev/")) {
+    *why = traits->names_dependencies ? "a depfile" : "no source file or no output file";
     return false;
   }
   bool value_of_path = false, value_of_other = false;

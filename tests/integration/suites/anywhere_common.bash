@@ -192,6 +192,13 @@ test_anywhere_absolute_forms() {
     -Iinclude "-DDATA_DIR=\"$a/data\"" -c "$a/src/unit_002.hip" -o d.o) >"$TEST_DIR/d.log" 2>&1 ||
     fail "-D compile failed: $(cat "$TEST_DIR/d.log")"
   expect_contains "$(cat "$TEST_DIR/d.log")" "an argument names a root" "trace of the -D compile"
+  # A build tree others may write (no sticky bit): no view is trusted there.
+  chmod o+w "$a/build"
+  (cd "$a/build" && SHIMCTL_SHIM_TRACE=1 "$P/bin/hipcc" -x hip --offload-arch=gfx90a -I"$a/include" \
+    -Iinclude -c "$a/src/unit_003.hip" -o shared.o) >"$TEST_DIR/shared.log" 2>&1 ||
+    fail "compile in a build tree others may write failed: $(cat "$TEST_DIR/shared.log")"
+  chmod o-w "$a/build"
+  expect_contains "$(cat "$TEST_DIR/shared.log")" "absolute paths: no view in the build tree" "trace in a shared build tree"
   # Turned off: the source by its absolute path, as the caller named it.
   (cd "$a/build" && SHIMCTL_ANYWHERE=0 SHIMCTL_DISABLE=1 "$P/bin/hipcc" -x hip --offload-arch=gfx90a \
     -I"$a/include" -Iinclude -c "$a/src/where_file.hip" -o off.o) ||

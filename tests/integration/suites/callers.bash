@@ -94,6 +94,7 @@ test_jit_two_roots() {
   for name in aiter cpp_extension; do
     for root in one two; do
       DRIVE_WORK=$TEST_DIR/$root-$name/work drive "$name" --kernels 2 --cache-dir "$cache-$name" \
+        ${CALLERS_TWO_ROOTS_ARCHS:+--archs "$CALLERS_TWO_ROOTS_ARCHS"} \
         --packages "$TEST_DIR/$root-$name/venv/lib/python3.11/site-packages" \
         --passes "$([ $root = one ] && echo cold || echo warm)"
     done
