@@ -199,9 +199,9 @@ static void find_base_roots(void) {
   }
 }
 
-/* The view of ROOT points at it: made when missing, or when what it pointed at is gone (the tree
- * moved); a view that still points at another tree is left alone: false then, as when the build
- * root cannot be written. */
+/* The view of ROOT points at it (its directory made by views_are_safe): made when missing, or
+ * when what it pointed at is gone (the tree moved); a view that still points at another tree is
+ * left alone: false then, as when the build root cannot be written. */
 static bool make_view(enum shimctl_root root) {
   char path[PATH_MAX], target[PATH_MAX] = "", temporary[PATH_MAX], pid[24];
   struct stat st;
@@ -212,10 +212,6 @@ static bool make_view(enum shimctl_root root) {
     return false;
   if (lstat(path, &st) == 0 && (!S_ISLNK(st.st_mode) || stat(target, &st) == 0))
     return false; /* another tree's view, or not a view at all */
-  *strrchr(path, '/') = '\0';
-  if (mkdir(path, 0755) != 0 && errno != EEXIST)
-    return false;
-  path[strlen(path)] = '/';
   if (concat(temporary,
              sizeof temporary,
              path,
@@ -340,12 +336,15 @@ static char** rewrite(int argc, char** argv, const char** why) {
  * cannot be swapped between the shim's look and the compiler's open. STICKY_DIR_OK: a directory
  * others may write but with the sticky bit (they cannot rename what is not theirs) will do. */
 static bool mine_alone(const char* dir, bool sticky_dir_ok) {
+  static uid_t me = (uid_t)-1;
   struct stat st;
   if (lstat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
     return false;
   if (sticky_dir_ok && (st.st_mode & S_ISVTX))
     return true;
-  return st.st_uid == geteuid() && !(st.st_mode & (S_IWGRP | S_IWOTH));
+  if (me == (uid_t)-1)
+    me = geteuid();
+  return st.st_uid == me && !(st.st_mode & (S_IWGRP | S_IWOTH));
 }
 
 /* The build tree's views may be used: the build tree and its view directory are this user's
