@@ -331,8 +331,7 @@ static char** rewrite(int argc, char** argv, const char** why) {
   return free_argv;
 }
 
-/* Any root other than the build root that the rewritten arguments name has its view. */
-/* DIR (lstat'ed into ST) is this user's and nobody else may change what is in it: its entries
+/* DIR is this user's and nobody else may change what is in it: its entries
  * cannot be swapped between the shim's look and the compiler's open. STICKY_DIR_OK: a directory
  * others may write but with the sticky bit (they cannot rename what is not theirs) will do. */
 static bool mine_alone(const char* dir, bool sticky_dir_ok) {
@@ -361,6 +360,7 @@ static bool views_are_safe(void) {
   return mkdir(dir, 0755) == 0 && mine_alone(dir, false);
 }
 
+/* Any root other than the build root that the rewritten arguments name has its view. */
 static bool make_views(int argc, char** rewritten) {
   bool checked = false;
   for (int r = SHIMCTL_ROOT_BUILD + 1; r < SHIMCTL_ROOT_COUNT; r++) {
