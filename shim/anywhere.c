@@ -357,7 +357,8 @@ static bool views_are_safe(void) {
     return false;
   if (mine_alone(dir, false))
     return true;
-  return mkdir(dir, 0755) == 0 && mine_alone(dir, false);
+  /* Two compiles of a fresh build tree may make it at once: either's directory will do. */
+  return (mkdir(dir, 0755) == 0 || errno == EEXIST) && mine_alone(dir, false);
 }
 
 /* Any root other than the build root that the rewritten arguments name has its view. */
