@@ -140,9 +140,9 @@ static bool push_secrets(void) {
   return true;
 }
 
-/* environ + secrets + setenv defaults + appendenv + the tool's own + SHIMCTL_ACTIVE=1, into
- * cache_env. */
-bool build_cache_environment(const struct shim_cache_tool* tool) {
+/* environ + secrets + setenv defaults + appendenv + the tool's own + SHIMCTL_RECORD (ARGS) +
+ * SHIMCTL_ACTIVE=1, into cache_env. */
+bool build_cache_environment(const struct shim_cache_tool* tool, char** args) {
   for (char** e = environ; *e; e++)
     if (!push_env(*e))
       return false;
@@ -174,6 +174,8 @@ bool build_cache_environment(const struct shim_cache_tool* tool) {
   if (!tool->add_environment())
     return false;
   if (decide_store_use() && !tool->leave_store_out())
+    return false;
+  if (!push_record_entry(args))
     return false;
   if (!push_env(active_entry))
     return false;

@@ -12,6 +12,7 @@
 #include "formats/hash.h"
 #include "formats/identity_snapshot.h"
 #include "formats/measure.h"
+#include "formats/miss_record.h"
 #include "formats/put.h"
 #include "formats/runtime_dir.h"
 #include "formats/sccache_server.h"

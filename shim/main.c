@@ -213,7 +213,7 @@ static int through_cache(const struct shim_cache_tool* tool,
     say("device-only: no depend mode", NULL);
   if (shim.trace && depend_plan == DEPEND_OWN_FILE)
     say("depend mode with the shim's depfile ", own_depfile, NULL);
-  if (!build_cache_environment(tool) || !build_cache_arguments(args, for_cache)) {
+  if (!build_cache_environment(tool, args) || !build_cache_arguments(args, for_cache)) {
     record_not_sent(SHIMCTL_NOT_SENT_SHIM_LIMITS);
     exec_original(real, compiler->name, args);
   }
@@ -256,6 +256,7 @@ int main(int argc, char** argv) {
   if (passes_through(argc, argv)) {
     if (getenv("SHIMCTL_ACTIVE")) {
       struct call_traits nested = traits_of(argc, argv, NULL, NULL);
+      record_miss(&nested, argc, argv); /* a miss whose record was asked for */
       mark_piece_compiled(&nested);
       compile_pieces(
         real, compiler, &nested, argc, argv, compiler_for_cache(argv0, invoked, known));

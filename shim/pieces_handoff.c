@@ -18,9 +18,7 @@
 
 extern char** environ;
 
-/* Execs the config's pieces-helper (shimctl) with HEAD's COUNT words, then ARGV, in cache_argv
- * (unused on these paths); returns only when the exec fails. The callers leave room: argc + 8. */
-static void exec_helper(const char* const* head, size_t count, int argc, char** argv) {
+void exec_helper(const char* const* head, size_t count, int argc, char** argv) {
   size_t n = 0;
   cache_argv[n++] = (char*)shim.config.pieces_helper;
   for (size_t i = 0; i < count; i++)

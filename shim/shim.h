@@ -100,6 +100,8 @@ bool sccache_server_ready(const char* sccache, char** env, size_t env_count, con
 void record_sccache_call(const char* sccache, char* const env[]);
 
 /* ---- store_health.c: the team store's health, per user (formats.h) ---------------------- */
+/* The config names a team store whose health the shim keeps. */
+bool store_configured(void);
 /* The store is out for this compile: the tool runs without it (decide_store_use). */
 extern bool store_left_out;
 /* The store is out, but the tool's server has it in its own environment (sccache: a server the
@@ -196,9 +198,10 @@ bool run_in(const char* dir);
 /* The base_dir ccache uses for this compile: the user's CCACHE_BASEDIR (NULL when set but
  * empty), else the build tree's root. NULL: none. */
 const char* base_dir(void);
-/* environ + secrets + setenv defaults + appendenv + TOOL's own + SHIMCTL_ACTIVE=1, terminated.
+/* environ + secrets + setenv defaults + appendenv + TOOL's own + SHIMCTL_RECORD (ARGS' depfile) +
+ * SHIMCTL_ACTIVE=1, terminated.
  * False when it does not fit. */
-bool build_cache_environment(const struct shim_cache_tool* tool);
+bool build_cache_environment(const struct shim_cache_tool* tool, char** args);
 
 /* ---- call_key.c: the GPU target key of a call ------------------------------------------- */
 extern struct target_key target_key;
@@ -229,6 +232,9 @@ enum depend_plan plan_depend_mode(const struct shim_cache_tool* tool,
                                   const struct call_traits* call);
 
 /* ---- pieces_handoff.c: per-target pieces ------------------------------------------------ */
+/* Execs the config's pieces-helper (shimctl) with HEAD's COUNT words, then ARGV, in cache_argv
+ * (unused on these paths); returns only when the exec fails. The callers leave room: argc + 8. */
+void exec_helper(const char* const* head, size_t count, int argc, char** argv);
 /* Execs `shimctl compile-pieces` for a nested compile of the cache tool's miss when pieces
  * apply; returns when they do not (the compile then runs whole). */
 void compile_pieces(const char* real,
@@ -251,6 +257,14 @@ void route_old_driver_device_links(const struct shimctl_compiler* compiler, int 
 /* A per-target device link (new offload driver) under a link: execs `shimctl device-link`;
  * returns when it does not apply (SHIMCTL_DEVICE_LINKS=0 among others). */
 void hand_off_device_link(const char* real, const struct call_traits* call, int argc, char** argv);
+
+/* ---- miss_record.c: a compile record on a miss (formats/miss_record.h) -------------------- */
+/* Adds SHIMCTL_RECORD (what only the outer shim knows: the store's state, the identity and GPU
+ * target keys, the depfile of ARGS) to the cache tool's environment; false when it is full. */
+bool push_record_entry(char** args);
+/* A nested compile the cache tool runs (a miss) whose caller asked for a record: execs
+ * `shimctl record-miss`; returns when no record applies. */
+void record_miss(const struct call_traits* call, int argc, char** argv);
 
 /* ---- anywhere.c: a compile the same wherever the code sits (path_roots.h) ---------------- */
 /* A compile's arguments with every path under its roots in the location-free form, response

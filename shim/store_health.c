@@ -134,6 +134,10 @@ static bool store_in_use(long long fresh_ms) {
   return !problem;
 }
 
+bool store_configured(void) {
+  return name_memo();
+}
+
 bool decide_store_use(void) {
   store_left_out = name_memo() && !store_in_use(SHIMCTL_STORE_RECHECK * 1000LL);
   if (shim.trace && store_left_out)

@@ -51,6 +51,7 @@ void add_commands(CLI::App& app, core::Context& context, Registry& registry) {
   add_fingerprint_commands(app, context, registry);
   add_cache_commands(app, context, registry);
   add_measure_command(app, context, registry);
+  add_explain_command(app, context, registry);
   add_check_build_command(app, context, registry);
   add_identity_commands(app, context, registry);
 }

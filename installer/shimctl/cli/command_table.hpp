@@ -77,6 +77,8 @@ int run_as_lld(int argc, char** argv);
 void add_cache_commands(CLI::App& app, core::Context& context, Registry& registry);
 // `shimctl measure` (cmd_measure.cpp).
 void add_measure_command(CLI::App& app, core::Context& context, Registry& registry);
+// `shimctl explain` (cmd_explain.cpp).
+void add_explain_command(CLI::App& app, core::Context& context, Registry& registry);
 // `shimctl check-build` (cmd_check_build.cpp).
 void add_check_build_command(CLI::App& app, core::Context& context, Registry& registry);
 // `shimctl identity-check` (cmd_identity.cpp), hidden: the shim's helper.

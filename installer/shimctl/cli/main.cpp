@@ -7,6 +7,7 @@
 #include <shimctl/cli/command_table.hpp>
 #include <shimctl/cli/help.hpp>
 #include <shimctl/cli/version.hpp>
+#include <shimctl/records/miss_recorder.hpp>
 #include <shimctl/util/text.hpp>
 
 using namespace shimctl;
@@ -17,6 +18,8 @@ int main(int argc, char** argv) {
     return cli::run_as_lld(argc, argv);
   if (argc > 1 && std::string_view(argv[1]) == "compile-pieces")
     return cli::run_compile_pieces(argc, argv);
+  if (argc > 1 && std::string_view(argv[1]) == "record-miss")
+    return records::run_record_miss(argc, argv);
   if (argc > 1 && std::string_view(argv[1]) == "device-link")
     return cli::run_device_link(argc, argv);
   auto context = core::locate_context();
