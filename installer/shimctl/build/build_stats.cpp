@@ -61,6 +61,22 @@ std::map<std::string, std::uint64_t> not_sent_in_measure_log(const std::string& 
   return not_sent;
 }
 
+std::vector<std::string> miss_records_in_measure_log(const std::string& text) {
+  std::vector<std::string> paths;
+  std::istringstream in(text);
+  std::string line;
+  bool record = false; // the line after the header is the record's path
+  while (std::getline(in, line)) {
+    if (line == SHIMCTL_MEASURE_MISS_RECORD) {
+      record = true;
+      continue;
+    }
+    if (std::exchange(record, false) && !line.empty() && line[0] == '/')
+      paths.push_back(line);
+  }
+  return paths;
+}
+
 namespace {
 
 class SignalsIgnored {
@@ -181,6 +197,7 @@ util::Result<BuildStats> measure_build(const std::vector<std::string>& argv, Bui
   }
   TRY_ASSIGN(auto shim_text, shim_log.read());
   stats.not_sent = not_sent_in_measure_log(shim_text);
+  stats.miss_records = miss_records_in_measure_log(shim_text);
   stats.pieces = pieces::counts_in_measure_log(shim_text);
   stats.device_links = links::link_counts_in_measure_log(shim_text);
   for (auto& [tool, watch] : watches) {

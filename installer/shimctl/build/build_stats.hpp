@@ -28,6 +28,8 @@ struct BuildStats {
   std::map<std::string, std::uint64_t> pieces;
   // Device links per GPU target (links/link_store.hpp: link_hit, link_miss, link_uncached).
   std::map<std::string, std::uint64_t> device_links;
+  // The compile records the build's misses wrote (records/, `shimctl explain`), by path.
+  std::vector<std::string> miss_records;
   std::vector<std::string> warnings;
   // The sums over TOOLS.
   [[nodiscard]] cache::BuildCounts total() const;
@@ -38,6 +40,9 @@ struct BuildStats {
 
 // The shim's log (SHIMCTL_MEASURE_LOG): the calls it ran without the cache tool, by reason.
 [[nodiscard]] std::map<std::string, std::uint64_t> not_sent_in_measure_log(const std::string& text);
+
+// The shim's log: the paths of the compile records its misses wrote.
+[[nodiscard]] std::vector<std::string> miss_records_in_measure_log(const std::string& text);
 
 enum class BuildStdout { inherit, to_stderr };
 

@@ -7,6 +7,8 @@
 #include <shimctl/cli/command_table.hpp>
 #include <shimctl/links/link_store.hpp>
 #include <shimctl/pieces/piece_counts.hpp>
+#include <shimctl/records/archive_records.hpp>
+#include <shimctl/records/reasons_table.hpp>
 
 namespace shimctl::cli {
 
@@ -14,6 +16,7 @@ namespace {
 
 struct MeasureArgs {
   std::vector<std::string> command;
+  std::string against;
   bool json = false;
 };
 
@@ -40,13 +43,71 @@ nlohmann::json counts_json(const cache::BuildCounts& c) {
            { "uncacheable", c.uncacheable } };
 }
 
+// "-DNDEBUG (3), ../include/foo.h (1)"
+std::string top_text(const records::ReasonRow& row) {
+  std::string out;
+  for (const auto& [subject, count] : row.top)
+    out += fmt::format("{}{} ({})", out.empty() ? "" : ", ", subject, count);
+  return out;
+}
+
+nlohmann::json reasons_json(const records::ReasonsTable& table, std::uint64_t misses) {
+  nlohmann::json rows = nlohmann::json::array();
+  for (const auto& row : table.rows) {
+    nlohmann::json top = nlohmann::json::array();
+    for (const auto& [subject, count] : row.top)
+      top.push_back({ { "subject", subject }, { "count", count } });
+    rows.push_back(
+      { { "reason", records::reason_name(row.reason) }, { "count", row.count }, { "top", top } });
+  }
+  return { { "rows", rows },
+           { "explained", table.explained },
+           { "without_record", misses - std::min(misses, table.explained) } };
+}
+
+// The reasons table under the counts: every miss by reason, the top subjects behind each.
+void print_reasons(const records::ReasonsTable& table,
+                   std::uint64_t misses,
+                   std::uint64_t compiles) {
+  if (misses == 0 && table.explained == 0) {
+    if (compiles > 0)
+      fmt::print(stderr, "shimctl measure: 0 misses: every compile hit\n");
+    return;
+  }
+  fmt::print(stderr,
+             "shimctl measure: why they missed ({} of {} misses have a record; 'shimctl explain "
+             "OBJECT' for one):\n",
+             table.explained,
+             misses);
+  for (const auto& row : table.rows)
+    fmt::print(
+      stderr, "  {:>5}  {:<14} {}\n", row.count, records::reason_name(row.reason), top_text(row));
+  if (misses > table.explained)
+    fmt::print(stderr,
+               "  {:>5}  {:<14} misses the cache tool counted without a record (SHIMCTL_RECORDS=0, "
+               "or a compile the tool ran itself)\n",
+               misses - table.explained,
+               "no-record");
+}
+
 int run_measure(const MeasureArgs& args, Warnings& warnings) {
+  std::optional<std::vector<records::StoredRecord>> archive;
+  if (!args.against.empty()) { // read before the build: a bad archive wastes no build
+    auto read = records::records_in_archive(args.against);
+    if (!read)
+      return report_error(read.error());
+    archive = std::move(*read);
+  }
   auto stats = build::measure_build(
     args.command, args.json ? build::BuildStdout::to_stderr : build::BuildStdout::inherit);
   if (!stats)
     return report_error(stats.error());
   const auto& s = *stats;
   const auto total = s.total();
+  auto reasons =
+    records::reasons_of(s.miss_records, records::records_dir(), archive ? &*archive : nullptr);
+  for (const auto& line : reasons.unreadable)
+    warnings.add(line);
   std::string warning;
   if (total.calls == 0)
     warning = "zero compiles reached the cache: the launcher never reached the compiler (is the "
@@ -72,6 +133,7 @@ int run_measure(const MeasureArgs& args, Warnings& warnings) {
       j["pieces"] = s.pieces;
     if (!s.device_links.empty())
       j["device_links"] = s.device_links;
+    j["reasons"] = reasons_json(reasons, total.misses);
     if (!warning.empty())
       j["warning"] = warning; // before "warnings"; kept for scripts that read it
     print_json(std::move(j), warnings);
@@ -109,6 +171,7 @@ int run_measure(const MeasureArgs& args, Warnings& warnings) {
                  util::count_in(s.device_links, links::link_miss),
                  util::count_in(s.device_links, links::link_uncached));
     fmt::print(stderr, "; build exit code {}\n", s.exit_code);
+    print_reasons(reasons, total.misses, total.compiles());
     for (const auto& w : s.warnings)
       warnings.add(w);
     if (!warning.empty())
@@ -125,6 +188,10 @@ void add_measure_command(CLI::App& app, core::Context& /*context*/, Registry& re
     "measure", "Run a build and report its own cache hits and misses (nobody's stats are zeroed)");
   measure->add_flag(
     "--json", margs->json, "Print JSON on stdout (the build's stdout goes to stderr)");
+  measure->add_option("--against",
+                      margs->against,
+                      "Explain the misses against CI's records in this cache archive (`shimctl "
+                      "cache export`)");
   measure->add_option("command", margs->command, "The build command, after --")->required();
   registry.commands.push_back(
     { measure, [&registry, margs] { return run_measure(*margs, registry.warnings); } });

@@ -1,12 +1,32 @@
 #include <shimctl/core/session.hpp>
 #include <shimctl/core/state_files.hpp>
+#include <shimctl/core/user_cache_dir.hpp>
 #include <shimctl/identity/identity_check.hpp>
 #include <shimctl/identity/user_snapshot.hpp>
+#include <shimctl/records/record_store.hpp>
 
 namespace shimctl::identity {
 
 using util::ExitCode;
 using util::fail;
+
+namespace {
+
+// The files of the fingerprint just computed, kept for `shimctl explain` (records/): a miss after
+// a toolchain change can then name the file that changed.
+void keep_toolchain_files(const SnapshotResult& snapshot) {
+  if (!snapshot.steady || snapshot.inputs.empty())
+    return;
+  auto dir = core::make_user_cache_dir("records");
+  if (!dir)
+    return;
+  records::ToolchainFiles files;
+  for (const auto& in : snapshot.inputs)
+    files[in.path] = in.sha256;
+  records::save_toolchain_files(*dir, snapshot.fingerprint.substr(0, 32), files);
+}
+
+} // namespace
 
 util::Result<IdentityCheck> check_identity(const std::string& prefix,
                                            const std::vector<std::string>& cache_tools) {
@@ -20,6 +40,7 @@ util::Result<IdentityCheck> check_identity(const std::string& prefix,
   IdentityCheck check;
   TRY_ASSIGN(check.snapshot,
              snapshot_identity(dir, *manifest, SnapshotWriter::bystander, *manifest_read));
+  keep_toolchain_files(check.snapshot);
   if (check.snapshot.written || !check.snapshot.steady)
     return check;
   auto written =

@@ -126,7 +126,7 @@ util::Result<SnapshotResult> snapshot_identity(const util::Dir& prefix_dir,
   std::this_thread::sleep_for(racy_wait(before, now_ns()));
   TRY_ASSIGN(auto fingerprint, compute_fingerprint(manifest.prefix, files, false));
   TRY_ASSIGN(auto after, stat_inputs(manifest.prefix, files));
-  SnapshotResult result{ fingerprint.sha256, false, "", before == after, {} };
+  SnapshotResult result{ fingerprint.sha256, false, "", before == after, {}, fingerprint.inputs };
   if (!result.steady) {
     result.why_not = "a toolchain file changed while it was being hashed";
     return result;

@@ -68,6 +68,7 @@ struct SnapshotResult {
   std::string why_not;         // when not written
   bool steady = false;         // no input changed while it was hashed
   std::vector<InputStat> stat; // the inputs' stat data, when steady
+  std::vector<core::IdentityInput> inputs; // the files hashed, with their hashes
 };
 
 enum class SnapshotWriter {

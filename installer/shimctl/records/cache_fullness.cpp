@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <map>
 #include <shimctl/records/cache_fullness.hpp>
+#include <shimctl/util/process.hpp>
 #include <shimctl/util/text.hpp>
 
 namespace shimctl::records {
@@ -14,7 +15,7 @@ std::optional<std::uint64_t> parse_size(std::string_view text) {
     text.remove_suffix(1);
   double number = 0;
   auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), number);
-  if (ec != std::errc() || number < 0)
+  if (ec != std::errc() || !(number >= 0)) // NaN too
     return std::nullopt;
   std::string_view suffix(end, static_cast<std::size_t>(text.data() + text.size() - end));
   if (suffix.ends_with("B"))
@@ -35,6 +36,8 @@ std::optional<std::uint64_t> parse_size(std::string_view text) {
   else if (suffix == "T")
     scale = base * base * base * base;
   else
+    return std::nullopt;
+  if (!(number * scale < 0x1p64)) // infinity, or more than 64 bits hold: not a size
     return std::nullopt;
   return static_cast<std::uint64_t>(number * scale);
 }
@@ -74,6 +77,23 @@ std::uint64_t bytes_under(const std::string& dir) {
   return total;
 }
 
+// ccache's count of cleanups in DIR (`ccache --print-stats`), 0 when unknown or another tool.
+std::uint64_t ccache_cleanups(const std::string& tool, const std::string& dir) {
+  if (tool != "ccache")
+    return 0;
+  util::RunOptions options;
+  options.env["CCACHE_DIR"] = dir;
+  auto run = util::run({ "ccache", "--print-stats" }, options);
+  if (!run || !run->ok())
+    return 0;
+  for (const auto& line : util::lines_of(run->out)) {
+    auto words = util::words_of(line);
+    if (words.size() == 2 && words[0] == "cleanups_performed" && util::all_digits(words[1]))
+      return std::stoull(std::string(words[1]));
+  }
+  return 0;
+}
+
 } // namespace
 
 std::optional<CacheFullness> cache_fullness(const CompileRecord& record) {
@@ -84,7 +104,7 @@ std::optional<CacheFullness> cache_fullness(const CompileRecord& record) {
   auto [it, added] = sizes.try_emplace(dir, 0);
   if (added)
     it->second = bytes_under(dir);
-  CacheFullness fullness{ it->second, 0 };
+  CacheFullness fullness{ it->second, 0, ccache_cleanups(record.tool, dir) };
   auto max = record.max_size.empty() ? configured_max(dir) : parse_size(record.max_size);
   fullness.max = max ? *max : parse_size(record.tool == "sccache" ? "10G" : "5G").value_or(0);
   return fullness;

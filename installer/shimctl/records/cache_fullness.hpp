@@ -10,10 +10,13 @@
 namespace shimctl::records {
 
 struct CacheFullness {
-  std::uint64_t size = 0; // bytes of the cache directory's files
-  std::uint64_t max = 0;  // its limit
-  [[nodiscard]] bool near_limit() const {
-    return max > 0 && size * 10 >= max * 7; // ccache cleans down to 80 %, in 16 parts
+  std::uint64_t size = 0;     // bytes of the cache directory's files
+  std::uint64_t max = 0;      // its limit
+  std::uint64_t cleanups = 0; // ccache's count of cleanups in it (sccache: 0)
+  // The cache evicts: near its limit (ccache cleans down to 80 %, in 16 parts), or ccache has
+  // cleaned it up.
+  [[nodiscard]] bool evicts() const {
+    return (max > 0 && size * 10 >= max * 7) || cleanups > 0;
   }
 };
 

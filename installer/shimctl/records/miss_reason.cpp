@@ -475,12 +475,14 @@ Explanation explain_miss(const StoredRecord& miss,
                          when);
     return e;
   }
-  if (auto fullness = cache_fullness(miss.record); fullness && fullness->near_limit()) {
+  if (auto fullness = cache_fullness(miss.record); fullness && fullness->evicts()) {
     e.reason = MissReason::evicted;
-    e.line = fmt::format("evicted: the entry was written at {} and is gone (cache full: {} of {})",
-                         when,
-                         util::size_text(fullness->size),
-                         util::size_text(fullness->max));
+    e.line = fmt::format(
+      "evicted: the entry was written at {} and is gone (cache full: {} of {}{})",
+      when,
+      util::size_text(fullness->size),
+      util::size_text(fullness->max),
+      fullness->cleanups ? fmt::format(", {} cleanups", fullness->cleanups) : std::string());
     return e;
   }
   e.reason = MissReason::unknown;
