@@ -59,8 +59,12 @@ void record_miss(const struct call_traits* call, int argc, char** argv) {
       getenv("SHIMCTL_PIECE_MARK") || !shim.config.pieces_helper || !shim.config.state_dir ||
       call->kind != CALL_COMPILE || !call->output || (size_t)argc + 8 > MAX_ARGS)
     return;
+  /* The tool runs a miss's compile as its child; a call it does not cache it execs in place
+   * (ccache), and the compile's parent is then the tool's caller. */
   const char* head[] = {
-    "record-miss", shim.config.state_dir, shim_cache_tool()->kind, shim.self_path, "--"
+    "record-miss",           shim.config.state_dir,
+    shim_cache_tool()->kind, started_by_a_cache_tool() ? "miss" : "tool-ran-it",
+    shim.self_path,          "--"
   };
   exec_helper(head, sizeof head / sizeof *head, argc, argv); /* else: the compile runs as is */
 }

@@ -16,7 +16,7 @@ std::string record_json(const CompileRecord& r) {
     { "output", r.output },       { "source", r.source },           { "args", r.args },
     { "identity", r.identity },   { "target_key", r.target_key },   { "env", r.env },
     { "store", r.store },         { "inputs_from", r.inputs_from }, { "inputs", inputs },
-    { "cache_dir", r.cache_dir }, { "max_size", r.max_size }
+    { "cache_dir", r.cache_dir }, { "max_size", r.max_size },       { "tool_ran_it", r.tool_ran_it }
   };
   return j.dump() + "\n";
 }
@@ -63,6 +63,7 @@ util::Result<CompileRecord> parse_record(std::string_view text, const std::strin
     take(j, "inputs_from", r.inputs_from);
     take(j, "cache_dir", r.cache_dir);
     take(j, "max_size", r.max_size);
+    take(j, "tool_ran_it", r.tool_ran_it);
     if (j.contains("inputs"))
       for (const auto& in : j.at("inputs"))
         r.inputs.push_back({ in.at(1).get<std::string>(), in.at(0).get<std::string>() });

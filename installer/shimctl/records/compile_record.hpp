@@ -37,6 +37,7 @@ struct CompileRecord {
   std::string inputs_from;                // depfile | source (no depfile: the source alone)
   std::string cache_dir;                  // the cache tool's directory, for an eviction's evidence
   std::string max_size;                   // its size limit as the environment set it; "" default
+  bool tool_ran_it = false; // the tool ran the compiler in place: a call it does not cache
 };
 
 [[nodiscard]] std::string record_json(const CompileRecord& record);

@@ -30,6 +30,8 @@ std::string_view reason_name(MissReason reason) {
       return "store-out";
     case MissReason::evicted:
       return "evicted";
+    case MissReason::not_cacheable:
+      return "not-cacheable";
     case MissReason::unknown:
       break;
   }
@@ -453,6 +455,13 @@ Explanation explain_miss(const StoredRecord& miss,
   Explanation e;
   e.miss = miss;
   e.before = before;
+  if (miss.record.tool_ran_it) { // the tool's own verdict, not a miss
+    e.reason = MissReason::not_cacheable;
+    e.line = fmt::format("{} did not cache it: it ran the compiler itself, a call it does not "
+                         "cache (its statistics name why: 'shimctl measure -- BUILD')",
+                         miss.record.tool.empty() ? "the cache tool" : miss.record.tool);
+    return e;
+  }
   if (!before) {
     e.reason = MissReason::first_compile;
     e.line = against == Against::archive

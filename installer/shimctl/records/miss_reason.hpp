@@ -23,6 +23,7 @@ enum class MissReason {
   store_out,     // the same inputs; the team store was out
   evicted,       // the same inputs; the cache is at its limit
   unknown,       // the same inputs, and no evidence
+  not_cacheable, // the cache tool ran the compile itself: a call it does not cache
 };
 
 [[nodiscard]] std::string_view reason_name(MissReason reason);

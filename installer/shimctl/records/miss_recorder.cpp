@@ -234,18 +234,24 @@ void note_in_measure_log(const std::string& path) {
 } // namespace
 
 int run_record_miss(int argc, char** argv) {
-  // argv: shimctl record-miss STATE_DIR TOOL SHIM -- ARGV0 ARGS...
-  if (argc < 7 || std::strcmp(argv[5], "--") != 0) {
+  // argv: shimctl record-miss STATE_DIR TOOL VERDICT SHIM -- ARGV0 ARGS... A shim of another
+  // shimctl may hand over other words before SHIM: the compile still runs, unrecorded.
+  int dash = 2;
+  while (dash < argc && std::strcmp(argv[dash], "--") != 0)
+    ++dash;
+  if (dash < 3 || dash + 1 >= argc) {
     fmt::print(stderr, "shimctl: error: record-miss is the shim's; see 'shimctl --help'\n");
     return static_cast<int>(util::ExitCode::usage);
   }
-  auto var = parse_record_var(getenv_or_empty(SHIMCTL_RECORD_VAR));
+  const char* shim = argv[dash - 1];
+  char** compile = argv + dash + 1;
+  auto var = dash == 6 ? parse_record_var(getenv_or_empty(SHIMCTL_RECORD_VAR)) : std::nullopt;
   ::unsetenv(SHIMCTL_RECORD_VAR); // the compile below, and every shim it runs, records nothing
   pid_t pid = 0;
-  int rc = ::posix_spawn(&pid, argv[4], nullptr, nullptr, argv + 6, environ);
+  int rc = ::posix_spawn(&pid, shim, nullptr, nullptr, compile, environ);
   if (rc != 0) {
-    ::execv(argv[4], argv + 6);
-    fmt::print(stderr, "shimctl: error: cannot run {}: {}\n", argv[4], std::strerror(rc));
+    ::execv(shim, compile);
+    fmt::print(stderr, "shimctl: error: cannot run {}: {}\n", shim, std::strerror(rc));
     return 127;
   }
   int status = 0;
@@ -253,7 +259,8 @@ int run_record_miss(int argc, char** argv) {
   }
   if (var && WIFEXITED(status) && WEXITSTATUS(status) == 0) {
     try {
-      auto record = record_of_compile(*var, argv[2], argv[3], { argv + 6, argv + argc });
+      auto record = record_of_compile(*var, argv[2], argv[3], { compile, argv + argc });
+      record.tool_ran_it = std::string_view(argv[4]) == "tool-ran-it";
       auto dir = core::make_user_cache_dir("records");
       keep_toolchain_files(dir ? *dir : std::string(), argv[2], record.identity);
       if (dir && !record.output.empty())

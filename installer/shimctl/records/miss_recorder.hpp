@@ -1,4 +1,5 @@
-// `shimctl record-miss STATE_DIR TOOL SHIM -- ARGV...` (internal, shim/formats/miss_record.h):
+// `shimctl record-miss STATE_DIR TOOL VERDICT SHIM -- ARGV...` (internal,
+// shim/formats/miss_record.h):
 // what the shim execs for a compile the cache tool missed. Runs the compile through SHIM (without
 // SHIMCTL_RECORD), passes its end on, and when it succeeded writes the compile record: the
 // arguments as the tool ran them, the working directory, the toolchain identity, the GPU target
@@ -37,7 +38,7 @@ struct RecordVar {
                                               const std::string& tool,
                                               const std::vector<std::string>& argv);
 
-// argv: shimctl record-miss STATE_DIR TOOL SHIM -- ARGV0 ARGS...
+// argv: shimctl record-miss STATE_DIR TOOL VERDICT SHIM -- ARGV0 ARGS...
 [[nodiscard]] int run_record_miss(int argc, char** argv);
 
 } // namespace shimctl::records

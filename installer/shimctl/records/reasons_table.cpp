@@ -19,6 +19,8 @@ ReasonsTable reasons_of(const std::vector<std::string>& paths,
       table.unreadable.push_back(record.error().message);
       continue;
     }
+    if (record->tool_ran_it)
+      continue; // not a miss: the tool's own counters name it (measure's "did not cache")
     StoredRecord miss{ path, std::move(*record) };
     std::optional<StoredRecord> before;
     if (archive) {

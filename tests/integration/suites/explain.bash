@@ -5,8 +5,14 @@ source "$(dirname "${BASH_SOURCE[0]}")/explain_common.bash"
 
 suite_requires() {
   command -v ccache >/dev/null && command -v cmake >/dev/null && command -v ninja >/dev/null &&
-    command -v python3 >/dev/null && [ -x "$SHIMCTL" ] &&
+    command -v python3 >/dev/null && command -v redis-server >/dev/null && [ -x "$SHIMCTL" ] &&
     [ -x /usr/lib/llvm-15/bin/clang ] && [ -f /usr/bin/hipcc.pl ]
+}
+
+test_explain_store_out() {
+  TEST "ccache + Redis: the store taken out, the local cache empty: every miss says the store was out"
+  EX_MISSES=0 EX_SPECIFIC=0
+  ex_store_out
 }
 
 test_explain_ccache() {

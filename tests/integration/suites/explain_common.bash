@@ -156,3 +156,21 @@ ex_eviction() {
   expect_reasons evict2 "$misses evicted:$misses"
   expect_explained "$a/build/$EX_OBJ" '^evicted: the entry was written at .* and is gone \(cache full: .* of .*\)|^first'
 }
+
+# ex_store_out: a team store (Redis) taken out with the local cache empty: the compiles miss, and
+# each says the store was out, not a made-up reason (ccache; the same seam serves sccache).
+ex_store_out() {
+  local a=$TEST_DIR/proj
+  start_redis_store || return 1
+  ex_prefix ccache --remote "redis://127.0.0.1:$STORE_PORT" || return 1
+  ex_checkout "$a" || return 1
+  ex_build stored "$a" "$a/build" || return 1
+  expect_reasons stored "$EX_UNITS first-compile:$EX_UNITS"
+  CCACHE_DIR=$TEST_DIR/cache-ccache ccache -C >/dev/null || fail "ccache -C"
+  stop_store "$STORE_PIDFILE"
+  sleep $((10 + 1)) # SHIMCTL_STORE_RECHECK: the store's verdict is due, the first compile asks
+  EX_CLEAN=1 ex_build out "$a" "$a/build" || return 1
+  expect_reasons out "$EX_UNITS store-out:$EX_UNITS"
+  expect_explained "$a/build/$EX_OBJ" '^the team store was out: compiled locally'
+  stores_cleanup
+}

@@ -1,0 +1,28 @@
+# explain_common.bash on the 2026 stack: hipcc 7.0.2 (hipBin), clang-21, ccache 4.14.2 and
+# sccache 0.17, in the sid root (scripts/test-sid).
+STACK=sid
+EX_TOOLS="ccache sccache"
+source "$(dirname "${BASH_SOURCE[0]}")/explain_common.bash"
+
+suite_requires() {
+  command -v ccache >/dev/null && command -v sccache >/dev/null && command -v cmake >/dev/null &&
+    command -v ninja >/dev/null && command -v python3 >/dev/null && command -v redis-server >/dev/null &&
+    [ -x "$SHIMCTL" ] && [ -x "/usr/lib/llvm-${SID_LLVM:-21}/bin/clang" ] &&
+    file -L /usr/bin/hipcc 2>/dev/null | grep -q ELF
+}
+
+test_explain_store_out() {
+  TEST "ccache + Redis: the store taken out, the local cache empty: every miss says the store was out"
+  EX_MISSES=0 EX_SPECIFIC=0
+  ex_store_out
+}
+
+test_explain_ccache() {
+  TEST "ccache: a flag, a header, a toolchain part, the GPU targets, the checkout's path, an eviction: each miss named"
+  ex_changes ccache
+}
+
+test_explain_sccache() {
+  TEST "sccache: a flag, a header, a toolchain part, the GPU targets, the checkout's path: each miss named"
+  ex_changes sccache
+}
