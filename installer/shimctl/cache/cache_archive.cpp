@@ -30,7 +30,8 @@ nlohmann::json to_json(const ArchiveHeader& h) {
            { "shimctl_version", h.shimctl_version },
            { "created", h.created },
            { "entries", h.entries },
-           { "bytes", h.bytes } };
+           { "bytes", h.bytes },
+           { "records", h.records } };
 }
 
 util::Result<ArchiveHeader> parse_archive_header(const std::string& text) {
@@ -70,6 +71,7 @@ util::Result<ArchiveHeader> parse_archive_header(const std::string& text) {
                 archive_header_name);
   (void)text_field("shimctl_version", h.shimctl_version);
   (void)text_field("created", h.created);
+  (void)count_field("records", h.records); // absent before records travelled
   return h;
 }
 

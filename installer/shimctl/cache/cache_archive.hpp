@@ -3,10 +3,15 @@
 //
 // Archive layout, in this order:
 //   shimctl-cache.json      header: toolchain fingerprint and cache key, cache tool and
-//                           version, entry count and bytes (ArchiveHeader)
+//                           version, entry count and bytes, record count (ArchiveHeader)
 //   <h>/<h>/<key>{M,R,...}  the cache entries that travel (core::travels)
 //   shimctl-device-links/…  the device links' store's entries and verdicts
 //                           (link_store_archive.hpp)
+//   shimctl-records/<n>.json  the exporting user's compile records of the prefix's compiles,
+//                           the newest of each output, each its file's bytes
+//                           (records/archive_records.hpp; `explain --against` reads them,
+//                           import checks them and leaves them out of the cache; archives
+//                           from before records have none and no "records" in the header)
 //   shimctl-cache.sha256    trailer: "<sha256>  <path>" per entry. zstd frames carry no
 //                           checksum by default, so this is what catches flipped bytes;
 //                           a missing trailer means a truncated archive.
@@ -40,6 +45,7 @@ struct ArchiveHeader {
   std::string created;
   std::uint64_t entries = 0;
   std::uint64_t bytes = 0;
+  std::uint64_t records = 0; // compile records carried (shimctl-records/); 0 in older archives
 };
 
 [[nodiscard]] nlohmann::json to_json(const ArchiveHeader& header);

@@ -1,5 +1,6 @@
-// `shimctl cache export FILE`: header, the travelling entries, the SHA-256 trailer; written to
-// a temporary file beside FILE and renamed over it only when complete.
+// `shimctl cache export FILE`: header, the travelling entries, the exporting user's compile
+// records of the prefix's compiles, the SHA-256 trailer; written to a temporary file beside FILE
+// and renamed over it only when complete.
 #include <archive.h>
 #include <archive_entry.h>
 #include <cerrno>
@@ -9,6 +10,7 @@
 #include <shimctl/cache/cache_tree.hpp>
 #include <shimctl/cache/link_store_archive.hpp>
 #include <shimctl/core/manifest.hpp>
+#include <shimctl/records/archive_records.hpp>
 #include <shimctl/util/sha256.hpp>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -147,6 +149,9 @@ util::Result<CacheArchiveResult> export_cache(const core::Context& context,
   result.header.entries = archived.size();
   for (const auto& f : archived)
     result.header.bytes += f.file.size;
+  // What CI's compiles were, for `shimctl explain --against` on another machine.
+  auto records = records::records_to_export(records::records_dir(), target.session.prefix);
+  result.header.records = records.size();
 
   // The output: a temporary file beside FILE, renamed over it at the end.
   std::string file = options.file;
@@ -194,6 +199,11 @@ util::Result<CacheArchiveResult> export_cache(const core::Context& context,
       if (options.meter)
         options.meter(
           { "exporting", "files", done, archived.size(), bytes_done, result.header.bytes });
+    }
+    for (std::size_t i = 0; i < records.size(); ++i) {
+      auto name = fmt::format("{}/{}.json", records::archived_records_dir, i + 1);
+      TRY(write_small(a.get(), name, records[i].text));
+      trailer += util::sha256_hex(records[i].text) + "  " + name + "\n";
     }
     TRY(write_small(a.get(), archive_trailer_name, trailer));
     if (archive_write_close(a.get()) != ARCHIVE_OK)

@@ -1,7 +1,9 @@
 // `shimctl cache import FILE`: checks the header against the installed toolchain, extracts
 // every entry into a private directory beside the cache directory (same filesystem), checks
 // each path, type and SHA-256 against the trailer, and only then renames the files into the
-// cache one by one. Until that last phase the cache directory is not touched.
+// cache one by one. Until that last phase the cache directory is not touched. The compile
+// records an export carries (shimctl-records/) are checked against the trailer like the rest and
+// never extracted: they are `shimctl explain --against`'s, read from the archive itself.
 #include <archive.h>
 #include <archive_entry.h>
 #include <cerrno>
@@ -11,7 +13,9 @@
 #include <shimctl/cache/cache_archive.hpp>
 #include <shimctl/cache/cache_tree.hpp>
 #include <shimctl/cache/link_store_archive.hpp>
+#include <shimctl/records/archive_records.hpp>
 #include <shimctl/util/sha256.hpp>
+#include <shimctl/util/tar_reader.hpp>
 #include <sstream>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -27,19 +31,8 @@ namespace {
 constexpr std::size_t max_small_entry = 64 << 20;
 
 // Reads the current entry's data in full (header and trailer only).
-util::Result<std::string> read_small(archive* a, const std::string& name) {
-  std::string data;
-  char buffer[1 << 16];
-  while (true) {
-    auto n = archive_read_data(a, buffer, sizeof buffer);
-    if (n < 0)
-      return fail(ExitCode::usage, "cannot read {}: {}", name, archive_error(a));
-    if (n == 0)
-      return data;
-    data.append(buffer, static_cast<std::size_t>(n));
-    if (data.size() > max_small_entry)
-      return fail(ExitCode::usage, "{} is larger than {} bytes", name, max_small_entry);
-  }
+util::Result<std::string> read_small(archive* a, std::string_view name) {
+  return util::read_tar_entry(a, std::string(name), max_small_entry);
 }
 
 // The entry's path if it may enter the cache; an error naming why not otherwise.
@@ -73,7 +66,7 @@ util::Result<std::string> checked_path(archive_entry* entry) {
                 "entry '{}' is a device, fifo or socket; archives hold regular "
                 "files only",
                 raw);
-  if (!travels(path) && !link_entry_travels(path))
+  if (!travels(path) && !link_entry_travels(path) && !records::is_archived_record(path))
     return fail(ExitCode::usage,
                 "entry '{}' is not a cache entry (ccache's config, stats, lock "
                 "and temporary files and the device links' counts never travel)",
@@ -128,6 +121,20 @@ util::Result<std::string> extract_file(archive* a,
   return hash.hex_digest();
 }
 
+// The SHA-256 of the current entry's data, read and dropped (a compile record).
+util::Result<std::string> hash_entry(archive* a, const std::string& path) {
+  util::Sha256 hash;
+  char buffer[1 << 16];
+  while (true) {
+    auto n = archive_read_data(a, buffer, sizeof buffer);
+    if (n < 0)
+      return fail(ExitCode::usage, "entry '{}': {}", path, archive_error(a));
+    if (n == 0)
+      return hash.hex_digest();
+    hash.update(std::string_view(buffer, static_cast<std::size_t>(n)));
+  }
+}
+
 util::Result<std::map<std::string, std::string>> parse_trailer(const std::string& text) {
   std::map<std::string, std::string> sums;
   std::istringstream in(text);
@@ -141,7 +148,8 @@ util::Result<std::map<std::string, std::string>> parse_trailer(const std::string
 }
 
 struct Staged {
-  std::map<std::string, std::string> sums; // path -> SHA-256 as extracted
+  std::map<std::string, std::string> sums;    // path -> SHA-256 as extracted
+  std::map<std::string, std::string> records; // path -> SHA-256 of a record (not extracted)
   std::map<std::string, std::string> trailer;
   bool trailer_seen = false;
 };
@@ -164,7 +172,7 @@ util::Status extract_all(archive* a,
       return fail(ExitCode::usage, "entries follow its {}", archive_trailer_name);
     const char* raw = archive_entry_pathname(entry);
     if (raw && raw == archive_trailer_name && archive_entry_filetype(entry) == AE_IFREG) {
-      TRY_ASSIGN(auto text, read_small(a, std::string(archive_trailer_name)));
+      TRY_ASSIGN(auto text, read_small(a, archive_trailer_name));
       TRY_ASSIGN(staged.trailer, parse_trailer(text));
       staged.trailer_seen = true;
       continue;
@@ -172,6 +180,12 @@ util::Status extract_all(archive* a,
     TRY_ASSIGN(auto path, checked_path(entry));
     if (archive_entry_filetype(entry) == AE_IFDIR) {
       TRY(make_dirs(stage, path));
+      continue;
+    }
+    if (records::is_archived_record(path)) {
+      TRY_ASSIGN(auto digest, hash_entry(a, path));
+      if (!staged.records.emplace(path, digest).second)
+        return fail(ExitCode::usage, "entry '{}' appears twice", path);
       continue;
     }
     TRY_ASSIGN(auto digest, extract_file(a, stage, path, bytes_done));
@@ -182,22 +196,23 @@ util::Status extract_all(archive* a,
   }
   if (!staged.trailer_seen)
     return fail(ExitCode::usage, "it ends before its {} (truncated?)", archive_trailer_name);
-  if (staged.trailer.size() != staged.sums.size())
+  if (staged.trailer.size() != staged.sums.size() + staged.records.size())
     return fail(ExitCode::usage,
                 "it holds {} entries but its {} lists {}",
-                staged.sums.size(),
+                staged.sums.size() + staged.records.size(),
                 archive_trailer_name,
                 staged.trailer.size());
-  for (const auto& [path, digest] : staged.sums) {
-    auto it = staged.trailer.find(path);
-    if (it == staged.trailer.end())
-      return fail(ExitCode::usage, "entry '{}' is not in its {}", path, archive_trailer_name);
-    if (it->second != digest)
-      return fail(ExitCode::usage,
-                  "entry '{}' is damaged (SHA-256 differs from its {})",
-                  path,
-                  archive_trailer_name);
-  }
+  for (const auto* read : { &staged.sums, &staged.records })
+    for (const auto& [path, digest] : *read) {
+      auto it = staged.trailer.find(path);
+      if (it == staged.trailer.end())
+        return fail(ExitCode::usage, "entry '{}' is not in its {}", path, archive_trailer_name);
+      if (it->second != digest)
+        return fail(ExitCode::usage,
+                    "entry '{}' is damaged (SHA-256 differs from its {})",
+                    path,
+                    archive_trailer_name);
+    }
   return {};
 }
 
@@ -256,13 +271,10 @@ util::Result<CacheArchiveResult> import_cache(const core::Context& context,
                 target.cache_dir);
   };
 
-  ReadArchive a(archive_read_new());
-  if (!a)
-    return fail("out of memory");
-  archive_read_support_filter_zstd(a.get());
-  archive_read_support_format_tar(a.get());
-  if (archive_read_open_filename(a.get(), options.file.c_str(), 1 << 16) != ARCHIVE_OK)
-    return bad({ fmt::format("cannot read it: {}", archive_error(a.get())), ExitCode::usage });
+  auto opened = util::open_tar(options.file);
+  if (!opened)
+    return bad({ fmt::format("cannot read it: {}", opened.error().message), opened.error().code });
+  auto a = std::move(*opened);
 
   archive_entry* entry = nullptr;
   if (archive_read_next_header(a.get(), &entry) != ARCHIVE_OK)
@@ -273,7 +285,7 @@ util::Result<CacheArchiveResult> import_cache(const core::Context& context,
     return bad(
       { fmt::format("not a shimctl cache archive (its first entry is not {})", archive_header_name),
         ExitCode::usage });
-  auto header_text = read_small(a.get(), std::string(archive_header_name));
+  auto header_text = read_small(a.get(), archive_header_name);
   if (!header_text)
     return bad(header_text.error());
   auto header = parse_archive_header(*header_text);

@@ -175,3 +175,79 @@ open(sys.argv[1], "wb").write(d)' "$TEST_DIR/plain.tar"
   ls -A "$TEST_DIR" | grep -q '^\.shimctl-import' && fail "staging directory left behind"
   true
 }
+
+# compile_hip PREFIX OPT: k.hip compiled through PREFIX's clang shim in $TEST_DIR/work with OPT
+# (-O3, -O2), -o k.o: the same object path on both "machines".
+compile_hip() {
+  mkdir -p "$TEST_DIR/work"
+  printf '#include <hip/hip_runtime.h>\n__global__ void k(int* p) { p[0] = 1; }\n' > "$TEST_DIR/work/k.hip"
+  (cd "$TEST_DIR/work" && "$1/llvm/bin/clang" -x hip --offload-arch=gfx90a -c k.hip "$2" -o k.o) \
+    >"$TEST_DIR/hip.log" 2>&1 || fail "HIP compile through $1 failed: $(cat "$TEST_DIR/hip.log")"
+}
+
+test_explain_against_archive() {
+  TEST "explain --against ARCHIVE names CI's flag; an archive without records or none at all: exit 2, one line"
+  local out rc ci_xdg
+  # CI: compiles with -O3, exports; the archive carries its record (its cache home is CI's).
+  new_installed "$TEST_DIR/P" "$TEST_DIR/ci-cache"
+  ci_xdg=$XDG_CACHE_HOME
+  compile_hip "$P" -O3
+  [ -n "$(find "$ci_xdg/shimctl/records" -name '*.json' 2>/dev/null)" ] || fail "CI's miss wrote no record"
+  expect_success "$SHIMCTL" cache export "$TEST_DIR/ci.tar.zst" "$P"
+  zstd -dc "$TEST_DIR/ci.tar.zst" | tar -tf - > "$TEST_DIR/list" || fail "not a zstd tar"
+  grep -q '^shimctl-records/1\.json$' "$TEST_DIR/list" || fail "no record in the archive: $(cat "$TEST_DIR/list")"
+  grep -q '  shimctl-records/1\.json$' <(zstd -dc "$TEST_DIR/ci.tar.zst" | tar -xOf - shimctl-cache.sha256) \
+    || fail "the record is not in the trailer"
+  expect_eq 1 "$(zstd -dc "$TEST_DIR/ci.tar.zst" | tar -xOf - shimctl-cache.json | python3 -c 'import json,sys; print(json.load(sys.stdin)["records"])')" "header records"
+  # A developer: another cache home, another copy of the prefix at the same path, -O2.
+  new_installed "$TEST_DIR/P" "$TEST_DIR/dev-cache"
+  [ "$XDG_CACHE_HOME" != "$ci_xdg" ] || fail "one cache home for both"
+  compile_hip "$P" -O2
+  out=$(cd "$TEST_DIR/work" && "$SHIMCTL" explain --against "$TEST_DIR/ci.tar.zst" k.o 2>&1); rc=$?
+  expect_eq 0 "$rc" "explain's exit code ($out)"
+  expect_eq "CI compiled it with -O3, here -O2" "$(head -1 <<<"$out")" "explain's first line"
+  expect_contains "$out" "(CI's record)" "compared with CI's record"
+  out=$(cd "$TEST_DIR/work" && "$SHIMCTL" explain --json --against "$TEST_DIR/ci.tar.zst" k.o 2>&1) \
+    || fail "explain --json failed: $out"
+  expect_eq flags "$(python3 -c 'import json,sys; print(json.load(sys.stdin)["reason"])' <<<"$out")" "--json reason"
+  # The import leaves the records out of the cache and still checks them against the trailer.
+  out=$("$SHIMCTL" cache import "$TEST_DIR/ci.tar.zst" "$P" 2>&1) || fail "import failed: $out"
+  expect_contains "$out" "imported 2 entries" "import summary (records are no cache entries)"
+  [ -z "$(find "$TEST_DIR/dev-cache" -path '*shimctl-records*')" ] || fail "records went into the cache"
+  zstd -dc "$TEST_DIR/ci.tar.zst" | sed 's/"-O3"/"-O4"/' | zstd -q -o "$TEST_DIR/edited.tar.zst"
+  out=$("$SHIMCTL" cache import "$TEST_DIR/edited.tar.zst" "$P" 2>&1); rc=$?
+  expect_eq 2 "$rc" "exit code for an edited record ($out)"
+  expect_contains "$out" "entry 'shimctl-records/1.json' is damaged" "edited record found by the trailer"
+  # An archive from before records: the same archive without them (and without "records").
+  python3 - "$TEST_DIR/ci.tar.zst" "$TEST_DIR/old.tar.zst" <<'PY' || fail "cannot build the old archive"
+import io, json, subprocess, sys, tarfile
+raw = subprocess.run(["zstd", "-dc", sys.argv[1]], check=True, capture_output=True).stdout
+src = tarfile.open(fileobj=io.BytesIO(raw))
+buf = io.BytesIO()
+with tarfile.open(fileobj=buf, mode="w", format=tarfile.PAX_FORMAT) as t:
+    for m in src.getmembers():
+        if m.name.startswith("shimctl-records/"):
+            continue
+        data = src.extractfile(m).read()
+        if m.name == "shimctl-cache.json":
+            h = json.loads(data); del h["records"]; data = json.dumps(h).encode()
+        if m.name == "shimctl-cache.sha256":
+            data = b"".join(l + b"\n" for l in data.splitlines() if b"shimctl-records/" not in l)
+        m.size = len(data)
+        t.addfile(m, io.BytesIO(data))
+subprocess.run(["zstd", "-q", "-f", "-o", sys.argv[2]], input=buf.getvalue(), check=True)
+PY
+  out=$(cd "$TEST_DIR/work" && "$SHIMCTL" explain --against "$TEST_DIR/old.tar.zst" k.o 2>&1); rc=$?
+  expect_eq 2 "$rc" "exit code for an archive without records ($out)"
+  expect_eq 1 "$(printf '%s\n' "$out" | wc -l)" "one-line error"
+  expect_contains "$out" "$TEST_DIR/old.tar.zst carries no compile records" "no-records message"
+  out=$("$SHIMCTL" cache import "$TEST_DIR/old.tar.zst" "$P" 2>&1) || fail "import of an old archive failed: $out"
+  # No archive at all: nothing made where it was named.
+  out=$(cd "$TEST_DIR/work" && "$SHIMCTL" explain --against "$TEST_DIR/none.tar.zst" k.o 2>&1); rc=$?
+  expect_eq 2 "$rc" "exit code for a missing archive ($out)"
+  expect_eq 1 "$(printf '%s\n' "$out" | wc -l)" "one-line error"
+  expect_contains "$out" "cannot read $TEST_DIR/none.tar.zst: " "missing-archive message"
+  expect_contains "$out" "name a file made by 'shimctl cache export'" "missing-archive hint"
+  [ ! -e "$TEST_DIR/none.tar.zst" ] || fail "explain made the archive it was named"
+  true
+}
