@@ -50,10 +50,12 @@ util::Result<StoredRecord> last_miss_of_object(const std::string& dir, const std
 
 util::Result<StoredRecord> last_miss_of_source(const std::string& dir, const std::string& source) {
   auto names = spellings(source);
-  if (!dir.empty())
-    for (auto& r : latest_records(dir)) // newest first
+  if (!dir.empty()) {
+    TRY_ASSIGN(auto newest, newest_records(dir));
+    for (auto& r : newest) // newest first
       if (std::ranges::find(names, r.record.source) != names.end())
         return r;
+  }
   return std::unexpected(util::Error{ no_record(source, dir), ExitCode::usage });
 }
 

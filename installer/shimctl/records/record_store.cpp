@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <random>
 #include <shim/formats.h>
 #include <shimctl/core/user_cache_dir.hpp>
@@ -129,6 +130,23 @@ std::vector<StoredRecord> latest_records(const std::string& dir) {
         return;
       }
   });
+}
+
+util::Result<std::vector<StoredRecord>> newest_records(const std::string& dir) {
+  std::optional<util::Error> problem;
+  auto records =
+    collect(dir, [&](const std::vector<fs::path>& files, std::vector<StoredRecord>& out) {
+      if (files.empty())
+        return;
+      auto record = read_record(files.front());
+      if (record)
+        out.push_back(std::move(*record));
+      else if (!problem)
+        problem = record.error();
+    });
+  if (problem)
+    return std::unexpected(*problem);
+  return records;
 }
 
 std::vector<StoredRecord> all_records(const std::string& dir) {

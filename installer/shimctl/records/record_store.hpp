@@ -41,6 +41,10 @@ struct StoredRecord {
 // The newest record of every output under DIR (unreadable ones left out), newest first.
 [[nodiscard]] std::vector<StoredRecord> latest_records(const std::string& dir);
 
+// The newest record of every output under DIR, newest first; an error naming the first that
+// cannot be read.
+[[nodiscard]] util::Result<std::vector<StoredRecord>> newest_records(const std::string& dir);
+
 // Every record under DIR (unreadable ones left out).
 [[nodiscard]] std::vector<StoredRecord> all_records(const std::string& dir);
 
