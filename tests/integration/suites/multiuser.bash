@@ -333,3 +333,27 @@ test_ccache_group_members_outsider_and_container() {
   expect_same_file "$MU_ROOT/ref-$UB/k.o" "$MU_ROOT/work-$UB/k.o"
   rollback_restores_everything >/dev/null
 }
+
+# Compile records (issue 43) are the compiling user's: written in that user's cache home, owned by
+# them and private (0700/0600); another user's explain finds none of them; root's are untouched.
+test_ccache_records_are_the_callers_own() {
+  TEST "ccache: each user's misses are recorded in that user's own cache home, private, and explained there"
+  mu_fixture
+  expect_success "$SHIMCTL" install "$P" --cache ccache --shared-cache "$MU_ROOT/shared" --group "$G" --no-verify
+  local u out records
+  for u in "$UA" "$UB"; do
+    # Flags of the user's own: one group-shared cache, and the other's entries would be hits.
+    out=$(as "$u" $(hip_cmd) "-DMU_OWNER=$u" 2>&1) || fail "$u's first compile failed: $out"
+    out=$(as "$u" $(hip_cmd) "-DMU_OWNER=$u" -DMU_CHANGED=1 2>&1) || fail "$u's second compile failed: $out"
+    records=$MU_ROOT/home-$u/.cache/shimctl/records
+    expect_eq "$u 700" "$(stat -c '%U %a' "$records")" "$u's records directory"
+    expect_eq "$u 600" "$(find "$records" -name '*.json' -path '*/[0-9a-f]*/*' -printf '%u %m\n' | sort -u)" \
+      "owners and modes of $u's records"
+    out=$(as "$u" "$SHIMCTL" explain k.o 2>&1) || fail "$u's explain failed: $out"
+    expect_eq "-DMU_CHANGED=1 added" "$(head -1 <<<"$out")" "$u's explain k.o"
+  done
+  # UC (not in the group, its own cache dir) has no record of UA's object.
+  out=$(as "$UC" "$SHIMCTL" explain "$MU_ROOT/work-$UA/k.o" 2>&1) && fail "UC explained UA's object: $out"
+  expect_contains "$out" "no record" "UC's explain of UA's object"
+  [ ! -e "$MU_ROOT/home-root/.cache/shimctl/records" ] || fail "root's cache home got records"
+}
