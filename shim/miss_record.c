@@ -54,6 +54,14 @@ bool push_record_entry(char** args) {
   return push_env(record_entry);
 }
 
+/* SHIMCTL_RECORD's identity field is set ("-": the outer shim did not key by it). */
+static bool keyed_identity_in_record(void) {
+  const char* value = getenv(SHIMCTL_RECORD_VAR);
+  const char* field = value ? strchr(value, '\n') : NULL; /* after VERSION */
+  field = field ? strchr(field + 1, '\n') : NULL;         /* after STORE */
+  return field && !(field[1] == '-' && field[2] == '\n');
+}
+
 void record_miss(const struct call_traits* call, int argc, char** argv) {
   if (!env_is("SHIMCTL_ACTIVE", "1") || !getenv(SHIMCTL_RECORD_VAR) ||
       getenv("SHIMCTL_PIECE_MARK") || !shim.config.pieces_helper || !shim.config.state_dir ||
@@ -61,10 +69,19 @@ void record_miss(const struct call_traits* call, int argc, char** argv) {
     return;
   /* The tool runs a miss's compile as its child; a call it does not cache it execs in place
    * (ccache), and the compile's parent is then the tool's caller. */
-  const char* head[] = {
-    "record-miss",           shim.config.state_dir,
-    shim_cache_tool()->kind, started_by_a_cache_tool() ? "miss" : "tool-ran-it",
-    shim.self_path,          "--"
-  };
+  const char* verdict = started_by_a_cache_tool() ? "miss" : "tool-ran-it";
+  /* A tool that keys by its own hashing of the toolchain (sccache) carries no identity in
+   * SHIMCTL_RECORD: the record names the toolchain's current one (a snapshot check; a stale one is
+   * hashed again once, as a ccache compile would). */
+  static char identity[FINGERPRINT_KEY_LEN + 1] = "-";
+  if (!keyed_identity_in_record() && shim.config.identity_helper && !know_identity(identity))
+    identity[0] = '-', identity[1] = '\0';
+  const char* head[] = { "record-miss",
+                         shim.config.state_dir,
+                         shim_cache_tool()->kind,
+                         verdict,
+                         identity,
+                         shim.self_path,
+                         "--" };
   exec_helper(head, sizeof head / sizeof *head, argc, argv); /* else: the compile runs as is */
 }

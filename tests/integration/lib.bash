@@ -319,6 +319,18 @@ copy_rocm_prefix() {
   cp -a "$shared" "$1" || fail "cannot copy $shared to $1"
 }
 
+# copy_stack_prefix DEST: DEST = a copy of the stack's fixture prefix (STACK=sid: rocm_prefix sid,
+# with SID_LLVM's clang; else copy_rocm_prefix's clang-15 one).
+copy_stack_prefix() {
+  if [ "${STACK:-}" = sid ]; then
+    local fixture
+    fixture=$(rocm_prefix sid) || { fail "cannot build the sid fixture prefix"; return 1; }
+    cp -a "$fixture" "$1" || { fail "cannot copy $fixture"; return 1; }
+  else
+    copy_rocm_prefix "$1" || return 1
+  fi
+}
+
 # finish_suite: the counts; the scratch directory is removed when every test passed, else kept
 # and named (with the tests that failed).
 finish_suite() {

@@ -234,8 +234,8 @@ void note_in_measure_log(const std::string& path) {
 } // namespace
 
 int run_record_miss(int argc, char** argv) {
-  // argv: shimctl record-miss STATE_DIR TOOL VERDICT SHIM -- ARGV0 ARGS... A shim of another
-  // shimctl may hand over other words before SHIM: the compile still runs, unrecorded.
+  // argv: shimctl record-miss STATE_DIR TOOL VERDICT IDENTITY SHIM -- ARGV0 ARGS... A shim of
+  // another shimctl may hand over other words before SHIM: the compile still runs, unrecorded.
   int dash = 2;
   while (dash < argc && std::strcmp(argv[dash], "--") != 0)
     ++dash;
@@ -245,7 +245,9 @@ int run_record_miss(int argc, char** argv) {
   }
   const char* shim = argv[dash - 1];
   char** compile = argv + dash + 1;
-  auto var = dash == 6 ? parse_record_var(getenv_or_empty(SHIMCTL_RECORD_VAR)) : std::nullopt;
+  auto var = dash == 7 ? parse_record_var(getenv_or_empty(SHIMCTL_RECORD_VAR)) : std::nullopt;
+  if (var && var->identity.empty() && std::string_view(argv[5]) != "-")
+    var->identity = argv[5];      // the nested shim's: the toolchain as it is now
   ::unsetenv(SHIMCTL_RECORD_VAR); // the compile below, and every shim it runs, records nothing
   pid_t pid = 0;
   int rc = ::posix_spawn(&pid, shim, nullptr, nullptr, compile, environ);

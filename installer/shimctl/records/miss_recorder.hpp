@@ -1,4 +1,4 @@
-// `shimctl record-miss STATE_DIR TOOL VERDICT SHIM -- ARGV...` (internal,
+// `shimctl record-miss STATE_DIR TOOL VERDICT IDENTITY SHIM -- ARGV...` (internal,
 // shim/formats/miss_record.h):
 // what the shim execs for a compile the cache tool missed. Runs the compile through SHIM (without
 // SHIMCTL_RECORD), passes its end on, and when it succeeded writes the compile record: the
@@ -38,7 +38,7 @@ struct RecordVar {
                                               const std::string& tool,
                                               const std::vector<std::string>& argv);
 
-// argv: shimctl record-miss STATE_DIR TOOL VERDICT SHIM -- ARGV0 ARGS...
+// argv: shimctl record-miss STATE_DIR TOOL VERDICT IDENTITY SHIM -- ARGV0 ARGS...
 [[nodiscard]] int run_record_miss(int argc, char** argv);
 
 } // namespace shimctl::records

@@ -15,13 +15,7 @@ AN_TOTAL=$((AN_UNITS + 3)) # the three shapes
 # an_prefix_copy DIR: P = DIR, a copy of the stack's fixture prefix.
 an_prefix_copy() {
   P=$1
-  if [ "${STACK:-}" = sid ]; then
-    local fixture
-    fixture=$(rocm_prefix sid) || { fail "cannot build the sid fixture prefix"; return 1; }
-    cp -a "$fixture" "$P" || { fail "cannot copy $fixture"; return 1; }
-  else
-    copy_rocm_prefix "$P" || return 1
-  fi
+  copy_stack_prefix "$P"
 }
 
 # an_prefix TOOL: P = a private copy of the stack's fixture, installed with TOOL (its cache in
