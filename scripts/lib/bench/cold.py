@@ -11,10 +11,14 @@ original toolchain and of the same compile through the shim, each a guaranteed m
 The uncached side is a pristine prefix; the shim side an identical one after `shimctl install`
 (with verification; its own cache dir). Each round writes a kernel with a round-specific constant
 into two new directories (the same source and the same relative -o k.o on both sides: HIP objects
-embed a CUID derived from the output name) and runs both compiles, the order alternating per
-round, after one untimed warm-up pair. Reported per shape: the median of each side, the median of
-the per-round ratios shim / uncached (target <= 1.03), the cache's counts over the timed rounds
-(`shimctl measure --json` around them: every shim compile must be a miss), and, from one more
+embed a CUID derived from the output name), a third kernel (its own constant) into a third, and
+runs the three compiles: uncached, shim, and the shim with SHIMCTL_RECORDS=0 (records off: the shim
+before issue 43's compile records), the order rotating per round, after one untimed warm-up of each.
+Reported per shape: the median of each side, the median of the per-round ratios shim / uncached
+(target <= 1.03) and shim / records off (issue 43: <= 1.02), the bytes of compile records the timed
+rounds wrote per miss (<cache home>/shimctl/records/*/*.json; the hash memo records/file-hashes once
+per stack), the cache's counts over the timed rounds (`shimctl measure --json` around them: every
+shim compile must be a miss), and, from one more
 compile per side under `strace -f -e trace=execve` (for sccache also attached to its server, which
 runs the compiler), how often clang ran: driver runs, cc1 jobs, and of those how many only
 preprocessed (-E); version/triple probes apart.

@@ -1,5 +1,5 @@
 """--section cold, one stack (run on the host, or inside the sid root): prefixes, installs, the
-paired rounds of each shape, the clang runs of one compile, and COLD.md from the stacks' results.
+paired rounds of each shape (uncached, shim, shim with SHIMCTL_RECORDS=0), the bytes of compile records, the clang runs of one compile, and COLD.md from the stacks' results.
 Python 3 stdlib only (the sid root has its own python3)."""
 import glob
 import json
@@ -45,38 +45,63 @@ def write_source(nonce, seq, *dirs):
             f"__global__ void cold_kernel(float* x) {{ x[threadIdx.x] = sqrtf(x[threadIdx.x]) * 3.0f + {nonce}{seq}.0f; }}\n")
 
 
-def compile_in(d, prefix, argv, wrap=()):
-    """argv[0] of prefix, in d; fails (with its output) unless it succeeds and writes k.o."""
+def compile_in(d, prefix, argv, wrap=(), env=None):
+    """argv[0] of prefix, in d (env: entries added); fails (with its output) unless it succeeds and writes k.o."""
     with open(Path(d, "log"), "w") as log:
         rc = subprocess.run([*wrap, str(Path(prefix, argv[0])), *argv[1:]], cwd=d, stdin=subprocess.DEVNULL,
-                            stdout=log, stderr=subprocess.STDOUT).returncode
+                            stdout=log, stderr=subprocess.STDOUT, env={**os.environ, **env} if env else None).returncode
     k = Path(d, "k.o")
     if rc != 0 or not k.exists() or k.stat().st_size == 0:
         raise ColdError(f"{' '.join(argv)} failed in {d}:\n" + Path(d, "log").read_text(errors="replace"))
 
 
-def timed(d, prefix, argv):
+def timed(d, prefix, argv, env=None):
     t0 = time.perf_counter()
-    compile_in(d, prefix, argv)
+    compile_in(d, prefix, argv, env=env)
     return time.perf_counter() - t0
 
 
+RECORDS_OFF = {"SHIMCTL_RECORDS": "0"}  # the shim as before compile records (issue 43)
+
+
+def off_source(nonce, seq, d):
+    """The records-off side's kernel: its own constant (negative), or the cache would find the shim side's."""
+    write_source(f"-{nonce}", seq, d)
+
+
 def timed_rounds(spec):
-    """The timed rounds of one shape, in alternating order; writes [[uncached s, shim s], ...]."""
+    """The timed rounds of one shape, the order rotating per round; writes [[uncached s, shim s,
+    records-off s], ...]."""
     times = []
     argv = spec["argv"]
     for r in range(1, spec["rounds"] + 1):
-        a, b = Path(spec["base"], f"r{r}/orig"), Path(spec["base"], f"r{r}/shim")
+        a, b, c = (Path(spec["base"], f"r{r}/{side}") for side in ("orig", "shim", "off"))
         write_source(spec["nonce"], spec["seq"] + r, a, b)
-        if r % 2:
-            t = (timed(a, spec["orig"], argv), timed(b, spec["shim"], argv))
-        else:
-            s = timed(b, spec["shim"], argv)
-            t = (timed(a, spec["orig"], argv), s)
+        off_source(spec["nonce"], spec["seq"] + r, c)
+        sides = [lambda: timed(a, spec["orig"], argv), lambda: timed(b, spec["shim"], argv),
+                 lambda: timed(c, spec["shim"], argv, RECORDS_OFF)]
+        t = [0.0] * 3
+        for i in range(3):
+            k = (r + i) % 3
+            t[k] = sides[k]()
         times.append(t)
-        print(f"bench-cold: {spec['label']} round {r}: uncached {t[0]:.6f} s, shim {t[1]:.6f} s", file=sys.stderr)
+        print(f"bench-cold: {spec['label']} round {r}: uncached {t[0]:.6f} s, shim {t[1]:.6f} s, "
+              f"records off {t[2]:.6f} s", file=sys.stderr)
     Path(spec["out"]).write_text(json.dumps(times))
     return 0
+
+
+def records_size(records):
+    """(files, bytes) of the compile records under the records dir (records/<output key>/<ns>.json)."""
+    files = [f for f in glob.glob(os.path.join(records, "*", "*.json"))
+             if os.path.basename(f)[:-5].isdigit() and os.path.basename(os.path.dirname(f)) != "toolchains"]
+    return len(files), sum(os.path.getsize(f) for f in files)
+
+
+def user_records_dir():
+    """The records dir of the user cache home, as shimctl finds it (XDG_CACHE_HOME, else HOME/.cache)."""
+    home = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.environ.get("HOME", "/"), ".cache")
+    return os.path.join(home, "shimctl", "records")
 
 
 CLANG_NAME = re.compile(r"^clang(\+\+)?(-\d+)?$")
@@ -173,6 +198,8 @@ class Stack:
             for p in self.installed:
                 subprocess.run([str(self.shimctl), "rollback", str(p)], capture_output=True)
             self.stop_leftovers()
+            memo = Path(user_records_dir(), "file-hashes")
+            self.res["info"]["memo_bytes"] = memo.stat().st_size if memo.exists() else 0
             (self.work / "results.json").write_text(json.dumps(self.res, indent=1) + "\n")
 
     def versions(self):
@@ -214,6 +241,8 @@ class Stack:
         write_source(self.nonce, self.seq, base / "warm/orig", base / "warm/shim")
         compile_in(base / "warm/orig", self.orig, argv)
         compile_in(base / "warm/shim", self.shim, argv)
+        off_source(self.nonce, self.seq, base / "warm/off")
+        compile_in(base / "warm/off", self.shim, argv, env=RECORDS_OFF)
         spec = {"base": str(base), "orig": str(self.orig), "shim": str(self.shim), "argv": argv, "rounds": self.rounds,
                 "nonce": self.nonce, "seq": self.seq, "out": str(base / "times.json"),
                 "label": f"{self.stack} {self.tool} {shape}"}
@@ -225,19 +254,21 @@ class Stack:
         if self.server:
             k, _, v = self.server.partition("=")
             env[k] = v
+        before = records_size(user_records_dir())
         m = subprocess.run([str(self.shimctl), "measure", "--json", "--", sys.executable, str(SCRIPTS / "bench"),
                             "--cold-rounds", str(base / "spec.json")], stdin=subprocess.DEVNULL,
                            stdout=subprocess.PIPE, text=True, env=env)
         if m.returncode != 0:
             raise ColdError(f"the timed rounds of {spec['label']} failed")
         counts = json.loads(m.stdout)
+        after = records_size(user_records_dir())
         self.seq += 1
         write_source(self.nonce, self.seq, base / "count/orig", base / "count/shim")
         runs = {"orig": self.count("orig", base / "count/orig", self.orig, argv),
                 "shim": self.count("shim", base / "count/shim", self.shim, argv)}
         self.res["shapes"].append({"tool": self.tool, "shape": shape, "times": json.loads((base / "times.json").read_text()),
                                    "measure": {k: counts.get(k) for k in ("tool", "calls", "hits", "misses", "uncacheable", "not_sent")},
-                                   "runs": runs})
+                                   "runs": runs, "records": [after[0] - before[0], after[1] - before[1]]})
 
     def count(self, side, d, prefix, argv):
         """One more compile under strace (sccache's server traced too): cold_count_execs's figures."""
@@ -310,19 +341,24 @@ def report(info, stacks):
          f"Commit {info['commit']}; {info['machine']}; load {info['load_start']} -> {info['load_end']}."]
     for s in stacks:
         i = s["info"]
-        L.append(f"- {s['stack']}: {i.get('toolchain', '?')}; {i.get('tools', '?')}; shimctl {i.get('shimctl', '?')}")
+        L.append(f"- {s['stack']}: {i.get('toolchain', '?')}; {i.get('tools', '?')}; shimctl {i.get('shimctl', '?')}; "
+                 f"hash memo records/file-hashes {i.get('memo_bytes', '?')} bytes at the end")
     L += ["",
           "Paired rounds: one uncached compile by the pristine prefix and one cold miss through the shim of an",
           "installed copy, the same new source (a round-specific constant) and the same `-o k.o` on both sides,",
-          "in alternating order; medians of each side and of the per-round ratios shim / uncached (and their",
-          "quartiles: the round-to-round noise of this machine). Cache counts: `shimctl measure --json` over",
-          "the timed rounds (no call: the shim ran the compiler without the cache). Clang runs",
+          "the order rotating per round; medians of each side and of the per-round ratios shim / uncached (and",
+          "their quartiles: the round-to-round noise of this machine). In the same rounds a third compile: a",
+          "cold miss through the same shim with SHIMCTL_RECORDS=0 (records off: the shim before issue 43; its own",
+          "source); records on / off is the median of the per-round ratios shim / records off (issue 43: <= 1.02);",
+          "record B/miss: the bytes of the compile records the timed rounds wrote (records/*/*.json in the user",
+          "cache home) per records-on miss, and how many files. Cache counts: `shimctl measure --json` over the",
+          "timed rounds, both shim sides (no call: the shim ran the compiler without the cache). Clang runs",
           "for one compile (one more compile per side under `strace -f -e trace=execve`; for sccache its server",
           "traced too): driver runs of the real clang, `-E` ones (preprocessing only) counted apart, and cc1 jobs",
           "run as their own processes (clang runs cc1 inside the driver when a compile has a single job, as a",
           "device-only `-E` has); `--version`/`-print-*` probes not counted (in the detail table).", "",
-          "| stack | tool | call shape | uncached median s | shim cold median s | paired ratio median | ratio p25-p75 | target <= 1.03 | rounds | shim side: cache counts | clang runs: uncached | clang runs: shim |",
-          "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+          "| stack | tool | call shape | uncached median s | shim cold median s | paired ratio median | ratio p25-p75 | target <= 1.03 | records off median s | records on / off median | on/off p25-p75 | target <= 1.02 | record B/miss (files) | rounds | shim side: cache counts | clang runs: uncached | clang runs: shim |",
+          "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     rows = [(s, x) for s in stacks for x in s["shapes"]]
     for s, x in rows:
         v = x["times"]
@@ -331,8 +367,13 @@ def report(info, stacks):
         r = median(ratios)
         q = quartiles(ratios) or (r, r)
         label = s["labels"].get(x["shape"], x["shape"])
+        off = [t[1] / t[2] for t in v if len(t) > 2]
+        ro, qo = median(off), quartiles(off)
+        n, size = x.get("records") or (0, 0)
+        rec = (f"{median(t[2] for t in v):.3f} | {ro:.3f} | " + (f"{qo[0]:.2f}-{qo[1]:.2f}" if qo else "-") +
+               f" | {'met' if ro <= 1.02 else '**missed**'} | {size / len(v):.0f} ({n})") if off else "- | - | - | - | -"
         L.append(f"| {s['stack']} | {x['tool']} | `{label}` | {o:.3f} | {sh:.3f} | {r:.3f} | {q[0]:.2f}-{q[1]:.2f} | "
-                 f"{'met' if r <= 1.03 else '**missed**'} | {len(v)} | {outcome(x['measure'])} | "
+                 f"{'met' if r <= 1.03 else '**missed**'} | {rec} | {len(v)} | {outcome(x['measure'])} | "
                  f"{runs_text(x['runs'].get('orig'))} | {runs_text(x['runs'].get('shim'))} |")
     L += ["", "Clang executions of one compile in detail (driver runs, cc1 jobs, -E among them, probes):", "",
           "| stack | tool | call shape | side | driver runs | of which -E | cc1 jobs | of which -E | probes |",
