@@ -44,19 +44,20 @@ FileHashes::FileHashes(std::string memo_path)
 }
 
 std::string FileHashes::hash(const std::string& path) {
+  struct stat st {};
+  auto stat_text = [&st] {
+    return fmt::format("{} {} {} {}", st.st_ino, st.st_size, ns_of(st.st_mtim), ns_of(st.st_ctim));
+  };
+  // A remembered file whose stat data match: one stat, not an open.
+  if (auto it = known_.find(path);
+      it != known_.end() && ::stat(path.c_str(), &st) == 0 && it->second.stat == stat_text())
+    return it->second.sha;
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0)
     return {};
-  struct stat st {};
   if (::fstat(fd, &st) != 0) {
     ::close(fd);
     return {};
-  }
-  std::string stat_text =
-    fmt::format("{} {} {} {}", st.st_ino, st.st_size, ns_of(st.st_mtim), ns_of(st.st_ctim));
-  if (auto it = known_.find(path); it != known_.end() && it->second.stat == stat_text) {
-    ::close(fd);
-    return it->second.sha;
   }
   auto digest = util::sha256_fd(fd);
   ::close(fd);
@@ -67,8 +68,8 @@ std::string FileHashes::hash(const std::string& path) {
   ::clock_gettime(CLOCK_REALTIME, &now);
   bool racy = ns_of(now) - std::max(ns_of(st.st_mtim), ns_of(st.st_ctim)) < racy_ns;
   if (!racy && path.find('\n') == std::string::npos) {
-    known_[path] = { stat_text, sha };
-    added_ += fmt::format("{} {} {}\n", stat_text, sha, path);
+    known_[path] = { stat_text(), sha };
+    added_ += fmt::format("{} {} {}\n", stat_text(), sha, path);
   }
   return sha;
 }
