@@ -61,7 +61,7 @@ static bool helper_fingerprint(char* key) {
   return true;
 }
 
-bool know_identity(char* key) {
+bool current_identity(char* key) {
   char path[PATH_MAX], prefix[PATH_MAX];
   const char* state_dir = shim.config.state_dir;
   if (state_dir &&
@@ -80,6 +80,12 @@ bool know_identity(char* key) {
       say("identity current (user snapshot ", path, ")", NULL);
     return true;
   }
+  return false;
+}
+
+bool know_identity(char* key) {
+  if (current_identity(key))
+    return true;
   if (shim.trace)
     say("identity snapshot stale: asking ", shim.config.identity_helper, NULL);
   return helper_fingerprint(key);

@@ -71,11 +71,11 @@ void record_miss(const struct call_traits* call, int argc, char** argv) {
    * (ccache), and the compile's parent is then the tool's caller. */
   const char* verdict = started_by_a_cache_tool() ? "miss" : "tool-ran-it";
   /* A tool that keys by its own hashing of the toolchain (sccache) carries no identity in
-   * SHIMCTL_RECORD: the record names the toolchain's current one (a snapshot check; a stale one is
-   * hashed again once, as a ccache compile would). */
+   * SHIMCTL_RECORD: the record names the toolchain's current one, from a current snapshot, else
+   * "stale" (record-miss has identity-check hash it again, once per change). */
   static char identity[FINGERPRINT_KEY_LEN + 1] = "-";
-  if (!keyed_identity_in_record() && shim.config.identity_helper && !know_identity(identity))
-    identity[0] = '-', identity[1] = '\0';
+  if (!keyed_identity_in_record() && !current_identity(identity))
+    memcpy(identity, "stale", sizeof "stale");
   const char* head[] = { "record-miss",
                          shim.config.state_dir,
                          shim_cache_tool()->kind,

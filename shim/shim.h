@@ -280,5 +280,7 @@ extern bool location_bound_call;
 /* Puts the first FINGERPRINT_KEY_LEN digits of the toolchain's current fingerprint at KEY;
  * false when unknown. */
 bool know_identity(char* key);
+/* The same from a current snapshot alone (the prefix's or the user's); false when neither is. */
+bool current_identity(char* key);
 
 #endif

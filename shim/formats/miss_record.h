@@ -4,7 +4,8 @@
  * shim again (SHIMCTL_ACTIVE=1), and that nested shim execs `<pieces-helper> record-miss STATE TOOL
  * VERDICT IDENTITY SHIM -- ARGV` (VERDICT: "miss", or "tool-ran-it": the tool ran the compiler in
  * place, a call it does not cache; IDENTITY: the toolchain's current fingerprint digits when
- * SHIMCTL_RECORD carries none, else "-"), which runs the compile through SHIM (SHIMCTL_RECORD unset) and, when it succeeds, writes
+ * SHIMCTL_RECORD carries none and a snapshot is current, "stale" when none is (record-miss runs
+ * identity-check), else "-"), which runs the compile through SHIM (SHIMCTL_RECORD unset) and, when it succeeds, writes
  * the record in the user's cache home. A hit never gets here: it costs the one entry below.
  * The value, fields separated by '\n' (the depfile last: a path may hold anything else):
  *   VERSION  STORE  IDENTITY  TARGET-KEY  DEPFILE

@@ -19,6 +19,7 @@
 #include <shimctl/records/miss_recorder.hpp>
 #include <shimctl/records/record_store.hpp>
 #include <shimctl/util/dir.hpp>
+#include <shimctl/util/process.hpp>
 #include <shimctl/util/text.hpp>
 #include <spawn.h>
 #include <sys/stat.h>
@@ -134,6 +135,15 @@ std::string snapshot_identity(const std::string& state_dir) {
   return text.size() >= at + 32 ? text.substr(at, 32) : std::string();
 }
 
+// The toolchain's fingerprint digits now, from `shimctl identity-check PREFIX` (it hashes the
+// toolchain again, writes the snapshot, and keeps the files' list for explain); "" unknown.
+std::string checked_identity(const std::string& prefix) {
+  auto run = util::run({ util::self_executable(), "identity-check", prefix });
+  if (!run || !run->ok() || !shimctl_is_fingerprint(run->out.c_str()))
+    return {};
+  return run->out.substr(0, 32);
+}
+
 // The toolchain files of IDENTITY kept for explain, from the install's manifest when its
 // fingerprint is that one (identity-check keeps those of a fingerprint it computes).
 void keep_toolchain_files(const std::string& dir,
@@ -177,7 +187,9 @@ CompileRecord record_of_compile(const RecordVar& var,
   auto traits = traits_of(static_cast<int>(argv.size()), c_argv.data(), nullptr, nullptr);
   r.output = absolute_in(r.cwd, traits.output ? traits.output : "");
   r.source = absolute_in(r.cwd, traits.source ? traits.source : "");
-  r.identity = var.identity.empty() ? snapshot_identity(state_dir) : var.identity;
+  r.identity = var.identity == "stale" ? checked_identity(r.prefix)
+               : var.identity.empty()  ? snapshot_identity(state_dir)
+                                       : var.identity;
   r.target_key = var.target_key;
   r.store = var.store;
   for (char** e = environ; *e; ++e) {
