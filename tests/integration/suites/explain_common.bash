@@ -6,8 +6,8 @@
 # hipcc 7.0.2/clang-21, ccache 4.14.2 and sccache 0.17; sid23_explain.bash: clang-23, whose
 # ld.lld is the toolchain part changed). A suite sets EX_TOOLS before it sources this file.
 
-EX_UNITS=12
-EX_QUARTER=3 # units that include quarter.h (gen-hip-project: units 0, 4, 8)
+EX_UNITS=${EX_UNITS:-12}  # the sid suites: 8 (the same changes; the test budget)
+EX_QUARTER=${EX_QUARTER:-3} # units that include quarter.h (gen-hip-project: units 0, 4, 8, ...)
 
 # ex_prefix TOOL [INSTALL ARGS...]: P = a private copy of the stack's fixture installed with TOOL
 # (its cache in $TEST_DIR/cache-TOOL); XDG_CACHE_HOME (the records) and TMPDIR of the test's own.

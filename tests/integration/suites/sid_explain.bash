@@ -2,6 +2,7 @@
 # sccache 0.17, in the sid root (scripts/test-sid).
 STACK=sid
 EX_TOOLS="ccache sccache"
+EX_UNITS=8 EX_QUARTER=2 # of the project's units: 2 include quarter.h
 source "$(dirname "${BASH_SOURCE[0]}")/explain_common.bash"
 
 suite_requires() {
