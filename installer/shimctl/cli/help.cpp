@@ -85,6 +85,11 @@ const std::map<std::string_view, std::vector<Example>, std::less<>>& example_tab
     { "measure",
       { { "shimctl measure -- ninja -C build", "this build's own hits and misses" },
         { "shimctl measure --json -- make -j8", "" } } },
+    { "explain",
+      { { "shimctl explain build/CMakeFiles/app.dir/k.hip.o", "why its last compile missed" },
+        { "shimctl explain --source src/k.hip --json", "" },
+        { "shimctl explain --against ci-cache.tar.zst build/k.o",
+          "CI's record of it against here" } } },
     { "check-build",
       { { "shimctl check-build build", "does each language of this CMake tree hit a cache?" },
         { "shimctl check-build build --json", "" } } },
@@ -100,7 +105,8 @@ const std::map<std::string_view, std::string_view, std::less<>>& metavars() {
     { "shared-cache", "DIR" }, { "group", "GROUP" },       { "max-size", "SIZE" },
     { "remote", "URL" },       { "offload-arch", "ARCH" }, { "cuda-arch", "ARCH" },
     { "base-dir", "DIR" },     { "prefix", "DIR" },        { "file", "FILE" },
-    { "build_dir", "DIR" },
+    { "build_dir", "DIR" },    { "source", "FILE" },       { "against", "ARCHIVE" },
+    { "object", "OBJECT" },
   };
   return table;
 }
