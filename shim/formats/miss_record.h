@@ -5,8 +5,8 @@
  * VERDICT IDENTITY SHIM -- ARGV` (VERDICT: "miss", or "tool-ran-it": the tool ran the compiler in
  * place, a call it does not cache; IDENTITY: the toolchain's current fingerprint digits when
  * SHIMCTL_RECORD carries none and a snapshot is current, "stale" when none is (record-miss runs
- * identity-check), else "-"), which runs the compile through SHIM (SHIMCTL_RECORD unset) and, when it succeeds, writes
- * the record in the user's cache home. A hit never gets here: it costs the one entry below.
+ * identity-check), else "-"), which runs the compile through SHIM (SHIMCTL_RECORD unset) and,
+ * when it succeeds, writes the record in the user's cache home. A hit never gets here: it costs the one entry below.
  * The value, fields separated by '\n' (the depfile last: a path may hold anything else):
  *   VERSION  STORE  IDENTITY  TARGET-KEY  DEPFILE
  * STORE: "none" (no team store), "in" (used), "out" (left out: the store did not answer);

@@ -100,11 +100,12 @@ std::optional<CacheFullness> cache_fullness(const CompileRecord& record) {
   std::string dir = record.cache_dir.empty() ? default_cache_dir(record.tool) : record.cache_dir;
   if (dir.empty() || !fs::is_directory(dir))
     return std::nullopt;
-  static std::map<std::string, std::uint64_t> sizes;
-  auto [it, added] = sizes.try_emplace(dir, 0);
+  // Walked and asked once per directory and process: measure explains every miss of a build.
+  static std::map<std::string, CacheFullness> seen;
+  auto [it, added] = seen.try_emplace(dir);
   if (added)
-    it->second = bytes_under(dir);
-  CacheFullness fullness{ it->second, 0, ccache_cleanups(record.tool, dir) };
+    it->second = { bytes_under(dir), 0, ccache_cleanups(record.tool, dir) };
+  CacheFullness fullness = it->second;
   auto max = record.max_size.empty() ? configured_max(dir) : parse_size(record.max_size);
   fullness.max = max ? *max : parse_size(record.tool == "sccache" ? "10G" : "5G").value_or(0);
   return fullness;
