@@ -411,6 +411,58 @@ pz_case_error() {
   expect_contains "$(whole_in "$TEST_DIR/bad")" "failed" "the whole-object reason after a failing piece"
 }
 
+# host_only DIR: DIR holds h.hip, a HIP source without a kernel (host code calling the runtime,
+# an unused __device__ helper), as real projects have them beside their kernels.
+host_only() {
+  mkdir -p "$1" || fail "cannot make $1"
+  cat >"$1/h.hip" <<'EOF'
+#include <hip/hip_runtime.h>
+#include <vector>
+__device__ inline float host_only_helper(float x) { return x * 2.0f; }
+int host_only_alloc(std::vector<float>& v) {
+  float* d = nullptr;
+  if (hipMalloc(&d, v.size() * sizeof(float)) != hipSuccess) return -1;
+  (void)hipMemcpy(d, v.data(), v.size() * sizeof(float), hipMemcpyHostToDevice);
+  return hipFree(d) == hipSuccess ? 0 : -2;
+}
+EOF
+}
+
+# alone_in DIR: "alone" when DIR/trace says the object is the host half alone, else "".
+alone_in() {
+  grep -qx 'shimctl-shim: pieces: object: the host half alone (the TU registers no kernel)' "$1/trace" &&
+    echo alone
+}
+
+# pz_case_kernel_less A B C: a TU without kernels compiled first (A,B), then a kernel TU (A,B);
+# from another directory both for A,B,C: the kernel-less TU's object is its host half alone (the
+# host half hits) and does not switch the host half off for the kernel TU, whose half hits and
+# takes the bundle of 3 pieces (2 hit). Every object equals the uncached compile's.
+pz_case_kernel_less() {
+  local a=$1 b=$2 c=$3 d f flags=(-O3 -DNDEBUG -std=c++17)
+  for d in kl-2 kl-3; do host_only "$TEST_DIR/$d" && corpus "$TEST_DIR/$d"; done
+  pz_compile "$TEST_DIR/kl-2" "${flags[@]}" $(targets "$a,$b") -MD -MT h.o -MF h.d -c h.hip -o h.o
+  expect_eq "alone miss" "$(alone_in "$TEST_DIR/kl-2") $(host_in "$TEST_DIR/kl-2")" "kernel-less TU, first: object and host half"
+  cp "$TEST_DIR/kl-2/trace" "$TEST_DIR/kl-2/trace.h"
+  expect_checked "$TEST_DIR/kl-2" # the first host half alone of the toolchain
+  pz_compile "$TEST_DIR/kl-2" "${flags[@]}" $(targets "$a,$b") -MD -MT k.o -MF k.d -c k.hip -o k.o
+  expect_split "$TEST_DIR/kl-2" 2 "$(sorted "$a:miss" "$b:miss")"
+  expect_eq "miss" "$(host_in "$TEST_DIR/kl-2")" "kernel TU after the kernel-less one: its host half"
+  pz_compile "$TEST_DIR/kl-3" "${flags[@]}" $(targets "$a,$b,$c") -MD -MT h.o -MF h.d -c h.hip -o h.o
+  expect_eq "alone hit" "$(alone_in "$TEST_DIR/kl-3") $(host_in "$TEST_DIR/kl-3")" "kernel-less TU, 3 targets: object and host half"
+  expect_eq "$(sorted "$a:hit" "$b:hit" "$c:miss")" "$(pieces_in "$TEST_DIR/kl-3")" "kernel-less TU's pieces, 3 targets"
+  cp "$TEST_DIR/kl-3/trace" "$TEST_DIR/kl-3/trace.h"
+  pz_compile "$TEST_DIR/kl-3" "${flags[@]}" $(targets "$a,$b,$c") -MD -MT k.o -MF k.d -c k.hip -o k.o
+  expect_split "$TEST_DIR/kl-3" 3 "$(sorted "$a:hit" "$b:hit" "$c:miss")"
+  expect_eq "hit" "$(host_in "$TEST_DIR/kl-3")" "kernel TU, 3 targets: its host half"
+  grep -h 'host half not used' "$TEST_DIR"/kl-*/trace* && fail "a host half was refused"
+  pz_ref "$TEST_DIR/kl-3" h.o,h.d "${flags[@]}" $(targets "$a,$b,$c") -MD -MT h.o -MF h.d -c h.hip -o h.o
+  pz_ref "$TEST_DIR/kl-3" k.o,k.d "${flags[@]}" $(targets "$a,$b,$c") -MD -MT k.o -MF k.d -c k.hip -o k.o
+  for f in h.o h.d k.o k.d; do expect_same_file "$TEST_DIR/kl-3/ref.$f" "$TEST_DIR/kl-3/$f"; done
+  pz_ref "$TEST_DIR/kl-2" h.o "${flags[@]}" $(targets "$a,$b") -MD -MT h.o -MF h.d -c h.hip -o h.o
+  expect_same_file "$TEST_DIR/kl-2/ref.h.o" "$TEST_DIR/kl-2/h.o"
+}
+
 # pz_case_one_target A B: a one-target compile runs whole by default (a build that never changes
 # its targets pays no split; issue 15: the first build is not slower than no cache); with
 # SHIMCTL_PIECES=1 it is split, and its piece serves A,B from another directory (only B

@@ -2,6 +2,7 @@
 #include <cstddef>
 #include <cstring>
 #include <elf.h>
+#include <filesystem>
 #include <fmt/format.h>
 #include <fstream>
 #include <optional>
@@ -149,6 +150,20 @@ std::vector<std::string> host_half_command(const PieceRequest& request,
   command.emplace_back("-o");
   command.push_back(output);
   return command;
+}
+
+bool registers_no_kernel(const std::string& half) {
+  auto sections = elf_sections(util::read_text_file(half));
+  return !sections.empty() && std::ranges::none_of(sections, [](const ElfSection& section) {
+    return section.name == ".hip_fatbin";
+  });
+}
+
+bool copy_half(const std::string& half, const std::string& output) {
+  std::error_code error;
+  std::filesystem::copy_file(
+    half, output, std::filesystem::copy_options::overwrite_existing, error);
+  return !error;
 }
 
 std::string reassemble_object(const std::string& objcopy,

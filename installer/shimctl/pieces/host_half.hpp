@@ -27,6 +27,13 @@ namespace shimctl::pieces {
                                                          const OffloadCall& call,
                                                          const std::string& output);
 
+// True when HALF has no .hip_fatbin section: its TU registers no kernel (nor device variable), so
+// the host compile embeds no fat binary and the half is the whole object, whatever the targets.
+[[nodiscard]] bool registers_no_kernel(const std::string& half);
+
+// OUTPUT: a copy of HALF (the object of a TU that registers no kernel); false when not written.
+[[nodiscard]] bool copy_half(const std::string& half, const std::string& output);
+
 // OUTPUT: HALF with BUNDLE as its .hip_fatbin (followed by what the host compile put in it for
 // an empty one: clang-15/16 end it with a NUL; a padded copy in SCRATCH); "" or why not.
 [[nodiscard]] std::string reassemble_object(const std::string& objcopy,

@@ -110,6 +110,18 @@ std::optional<EnvChanges> early_piece_env(const PieceRequest& request, const std
   return std::nullopt;
 }
 
+// A first-time check's verdict (piece_verdict.hpp): where it is kept and what it says.
+struct Verdict {
+  VerdictPlace at;
+  std::string said;
+  // What the trace says when the check finds another object than the one-step compile's.
+  std::string_view differ_means;
+};
+
+Verdict verdict_of(const VerdictPlace& at, std::string_view differ_means) {
+  return Verdict{ at, read_verdict(at), differ_means };
+}
+
 // A split the driver's plan allows: the call, its plan with the bundler's inputs, the pieces'
 // environment and the verdicts of this toolchain's first split (and first reassembly).
 struct Split {
@@ -119,11 +131,10 @@ struct Split {
   // run beside the pieces); until then the plan's bundle_inputs are its packager's images.
   bool bundler_from_wrapper = false;
   EnvChanges piece_env;
-  VerdictPlace verdict_at;
-  std::string verdict;
+  Verdict split_verdict;
   HostHalf host_half;
-  VerdictPlace host_verdict_at;
-  std::string host_verdict;
+  Verdict reassembly_verdict; // an object reassembled from the host half and the bundle
+  Verdict alone_verdict;      // the host half alone: a TU that registers no kernel
 };
 
 // REQUEST's call, if a split may reproduce it; else nullopt and why in WHY.
@@ -167,13 +178,14 @@ std::optional<Split> plan_split(const PieceRequest& request,
     if (!call.rdc && !(why = image_piece_env(request, split.piece_env)).empty())
       return std::nullopt;
   }
-  split.verdict_at = verdict_place(request.tool->compiler_key(), request.real, plan_kind(plan));
-  if (split.verdict_at.dir.empty()) {
+  split.split_verdict =
+    verdict_of(verdict_place(request.tool->compiler_key(), request.real, plan_kind(plan)),
+               "compiles run whole from now on");
+  if (split.split_verdict.at.dir.empty()) {
     why = "no cache home to record the pieces' check in";
     return std::nullopt;
   }
-  split.verdict = read_verdict(split.verdict_at);
-  if (split.verdict == "differ") {
+  if (split.split_verdict.said == "differ") {
     why = "this toolchain's pieces once gave another object than its one-step compile";
     return std::nullopt;
   }
@@ -183,13 +195,17 @@ std::optional<Split> plan_split(const PieceRequest& request,
   if (!call.rdc)
     host_half.objcopy = host_half_objcopy(request, call);
   if (!host_half.objcopy.empty()) {
-    split.host_verdict_at =
-      verdict_place(request.tool->compiler_key(),
-                    request.real,
-                    plan_kind(plan) + host_half_verdict_kind(host_half.objcopy));
-    split.host_verdict = read_verdict(split.host_verdict_at);
-    if (split.host_verdict != "differ")
+    std::string kind = plan_kind(plan) + host_half_verdict_kind(host_half.objcopy);
+    auto place = [&](const std::string& kind) {
+      return verdict_place(request.tool->compiler_key(), request.real, kind);
+    };
+    split.reassembly_verdict =
+      verdict_of(place(kind), "the host compiles with the object from now on");
+    split.alone_verdict = verdict_of(
+      place(kind + " alone"), "a TU without kernels compiles its host with the object from now on");
+    if (split.reassembly_verdict.said != "differ")
       host_half.file = scratch.file("host-half.o");
+    host_half.may_stand_alone = split.alone_verdict.said != "differ";
   }
   return split;
 }
@@ -240,27 +256,26 @@ std::string compile_the_pieces(const PieceRequest& request,
   return failed.empty() ? also_failed : failed;
 }
 
-// The first split of this toolchain (and the first reassembly from a host half): against its
-// one-step compile, the verdict kept. True when the object may stand.
+// The first split of this toolchain (and the first object reassembled from a host half, and the
+// first host half alone): against its one-step compile, VERDICT kept. True when the object may
+// stand.
 bool first_split_checked(const PieceRequest& request,
-                         const Split& split,
-                         bool reassembled,
+                         const OffloadCall& call,
+                         const Verdict& verdict,
                          const util::ScratchDir& scratch,
                          PieceCounts& counts) {
-  if ((reassembled ? split.host_verdict : split.verdict) == "same")
+  if (verdict.said == "same")
     return true;
   std::string one_step = scratch.file("one-step.o");
-  auto check = split.call.check_args;
+  auto check = call.check_args;
   check.push_back("-o");
   check.push_back(one_step);
   auto checked = run_compiler(request, check);
-  bool same = checked && checked->ok() && util::same_file_bytes(one_step, split.call.output);
+  bool same = checked && checked->ok() && util::same_file_bytes(one_step, call.output);
   counts[std::string(same ? checked_same : checked_differ)]++;
-  record_verdict(reassembled ? split.host_verdict_at : split.verdict_at, same);
+  record_verdict(verdict.at, same);
   trace(fmt::format("first split of this toolchain checked against its one-step compile: {}",
-                    same          ? "identical"
-                    : reassembled ? "DIFFERENT: the host compiles with the object from now on"
-                                  : "DIFFERENT: compiles run whole from now on"));
+                    same ? std::string("identical") : "DIFFERENT: " + std::string(verdict.differ_means)));
   return same;
 }
 
@@ -332,30 +347,27 @@ PieceResult split_compile_of(const PieceRequest& request) {
     piece_files.push_back(id.empty() ? std::string() : file_of[id]);
 
   auto& host_half = split->host_half;
-  std::string host_half_failure;
-  if (auto failed = join_pieces(request,
-                                split->call,
-                                split->plan,
-                                piece_files,
-                                host_half,
-                                *scratch,
-                                messages,
-                                host_half_failure);
+  if (auto failed =
+        join_pieces(request, split->call, split->plan, piece_files, host_half, *scratch, messages);
       !failed.empty())
     return whole(failed);
-  if (!host_half_failure.empty()) { // the host compiled here instead
-    record_verdict(split->host_verdict_at, false);
-    trace(fmt::format("host half not used from now on: {}", host_half_failure));
+  if (!host_half.refused.empty()) { // this TU's host compiled here instead; the next TU's half may do
+    trace(fmt::format("host half not used for this TU: {}", host_half.refused));
     host_half.file.clear();
   }
-  // A reassembly that differs keeps the host compile with the object after it.
-  if (!first_split_checked(request, *split, !host_half.file.empty(), *scratch, counts)) {
+  // A reassembly (or a half alone) that differs keeps the host compile with the object after it.
+  const auto& verdict = host_half.stood_alone     ? split->alone_verdict
+                        : !host_half.file.empty() ? split->reassembly_verdict
+                                                  : split->split_verdict;
+  if (!first_split_checked(request, split->call, verdict, *scratch, counts)) {
     add_counts_of(request, counts);
     return whole("the split object differed from the one-step compile");
   }
   counts[std::string(split_compile)]++;
   add_counts_of(request, counts);
-  trace(fmt::format("object from {} pieces", split->call.targets.size()));
+  trace(host_half.stood_alone
+          ? std::string("object: the host half alone (the TU registers no kernel)")
+          : fmt::format("object from {} pieces", split->call.targets.size()));
   std::fwrite(messages.data(), 1, messages.size(), stderr);
   return PieceResult{ true, 0, {} };
 }

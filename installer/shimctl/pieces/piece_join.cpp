@@ -10,10 +10,9 @@ std::string join_pieces(const PieceRequest& request,
                         const OffloadCall& call,
                         const OffloadPlan& plan,
                         const std::vector<std::string>& piece_files,
-                        const HostHalf& host_half,
+                        HostHalf& host_half,
                         const util::ScratchDir& scratch,
-                        std::string& messages,
-                        std::string& host_half_failure) {
+                        std::string& messages) {
   std::vector<std::string> host(request.argv.begin() + 1, request.argv.end());
   host.push_back("--cuda-host-only");
   if (plan.driver == OffloadDriver::new_driver && call.rdc) {
@@ -54,10 +53,17 @@ std::string join_pieces(const PieceRequest& request,
     if (!bundled || !bundled->ok())
       return "the bundler failed";
     if (!host_half.file.empty()) { // cached apart: the bundle goes into it (else compiled here)
-      host_half_failure =
-        reassemble_object(host_half.objcopy, host_half.file, bundle, scratch, call.output);
-      if (host_half_failure.empty())
-        return {};
+      if (host_half.may_stand_alone && registers_no_kernel(host_half.file)) {
+        host_half.stood_alone = copy_half(host_half.file, call.output);
+        if (host_half.stood_alone)
+          return {};
+        host_half.refused = "cannot copy the host half to the output";
+      } else {
+        host_half.refused =
+          reassemble_object(host_half.objcopy, host_half.file, bundle, scratch, call.output);
+        if (host_half.refused.empty())
+          return {};
+      }
     }
     for (const char* flag : { "-Xclang", "-fcuda-include-gpubinary", "-Xclang" })
       host.emplace_back(flag);

@@ -14,18 +14,24 @@ namespace shimctl::pieces {
 struct HostHalf {
   std::string file;    // the host half's object; empty: the host is compiled here
   std::string objcopy; // the llvm-objcopy that puts the bundle into it
+  // A half with no .hip_fatbin (a TU that registers no kernel) may be the object as it is: not
+  // once this toolchain's check found it otherwise.
+  bool may_stand_alone = false;
+  // What join_pieces did with it: the object is the half alone, or why the half could not take
+  // the bundle (this TU's host was then compiled here).
+  bool stood_alone = false;
+  std::string refused;
 };
 
 // CALL's object from PIECE_FILES (one per PLAN.bundle_inputs, "" for the host's entry) and
 // HOST_HALF; "" or why not. MESSAGES gets the host compile's stderr. When the host half could not
-// take the bundle (HOST_HALF_FAILURE says why), the host is compiled here.
+// take the bundle (HOST_HALF.refused says why), this TU's host is compiled here.
 [[nodiscard]] std::string join_pieces(const PieceRequest& request,
                                       const OffloadCall& call,
                                       const OffloadPlan& plan,
                                       const std::vector<std::string>& piece_files,
-                                      const HostHalf& host_half,
+                                      HostHalf& host_half,
                                       const util::ScratchDir& scratch,
-                                      std::string& messages,
-                                      std::string& host_half_failure);
+                                      std::string& messages);
 
 } // namespace shimctl::pieces

@@ -22,7 +22,7 @@ test_hipcc15_add_remove_change() {
 }
 
 test_hipcc15_reassembly_refused() {
-  TEST "hipcc/clang-15: a reassembly whose section headers differ from the host half's is refused once, then the host compiles with the object; as uncached"
+  TEST "hipcc/clang-15: a reassembly whose section headers differ from the host half's is refused for that TU alone (the host compiles with the object), the next TU tries its half again; as uncached"
   pz_prefix 15
   pz_use hipcc
   # An llvm-objcopy that also changes .comment's alignment: every reassembly differs from its half.
@@ -37,14 +37,25 @@ test_hipcc15_reassembly_refused() {
   pz_compile "$TEST_DIR/r2" -O2 $(targets gfx908,gfx90a) -c k.hip -o k.o
   pz_compile "$TEST_DIR/r3" -O2 $(targets gfx908,gfx90a,gfx1030) -c k.hip -o k.o
   mv "$objcopy.test-real" "$objcopy"
-  grep -qx 'shimctl-shim: pieces: host half not used from now on: llvm-objcopy changed the header of .comment' \
-    "$TEST_DIR/r2/trace" || fail "the refused reassembly is not traced:"$'\n'"$(cat "$TEST_DIR/r2/trace")"
-  expect_eq "miss " "$(host_in "$TEST_DIR/r2") $(host_in "$TEST_DIR/r3")" "host halves: refused, then not used"
+  local d
+  for d in r2 r3; do
+    grep -qx 'shimctl-shim: pieces: host half not used for this TU: llvm-objcopy changed the header of .comment' \
+      "$TEST_DIR/$d/trace" || fail "the refused reassembly in $d is not traced:"$'\n'"$(cat "$TEST_DIR/$d/trace")"
+  done
+  expect_eq "miss hit" "$(host_in "$TEST_DIR/r2") $(host_in "$TEST_DIR/r3")" "host halves: refused, then tried again (a hit)"
   # The verdicts are kept though the cache home ($XDG_CACHE_HOME) did not exist: r3 is not checked.
+  # A refusal is this TU's: no verdict for the toolchain's host half.
   grep -q 'checked against' "$TEST_DIR/r3/trace" && fail "the second split was checked again"
-  expect_eq "differ same" "$(pz_verdicts | tr ' ' '\n' | sort | xargs)" "the verdicts recorded"
+  expect_eq "same" "$(pz_verdicts | tr ' ' '\n' | sort | xargs)" "the verdicts recorded"
   pz_ref "$TEST_DIR/r3" k.o -O2 $(targets gfx908,gfx90a,gfx1030) -c k.hip -o k.o
   expect_same_file "$TEST_DIR/r3/ref.k.o" "$TEST_DIR/r3/k.o"
+}
+
+test_hipcc15_kernel_less() {
+  TEST "hipcc/clang-15 -O3 -MD -MT -MF: a TU without kernels first is its host half alone, and the next kernel TU still reuses its host half for a third target; as uncached"
+  pz_prefix 15
+  pz_use hipcc
+  pz_case_kernel_less gfx908 gfx90a gfx1030
 }
 
 test_hipcc15_one_target() {

@@ -22,6 +22,13 @@ test_hipcc7_add_remove_change() {
   pz_case_add_remove_change gfx90a gfx942 gfx1100
 }
 
+test_hipcc7_kernel_less() {
+  TEST "hipcc 7/clang-$SID_LLVM -O3 -MD -MT -MF: a TU without kernels first is its host half alone, and the next kernel TU still reuses its host half for a third target; as uncached"
+  pz_prefix sid
+  pz_use hipcc
+  pz_case_kernel_less gfx90a gfx942 gfx1100
+}
+
 test_hipcc7_one_target() {
   TEST "hipcc 7/clang-$SID_LLVM: one target runs whole by default; with SHIMCTL_PIECES=1 its piece serves gfx90a,gfx942 from another dir"
   pz_prefix sid
