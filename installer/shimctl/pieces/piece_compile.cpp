@@ -275,7 +275,8 @@ bool first_split_checked(const PieceRequest& request,
   counts[std::string(same ? checked_same : checked_differ)]++;
   record_verdict(verdict.at, same);
   trace(fmt::format("first split of this toolchain checked against its one-step compile: {}",
-                    same ? std::string("identical") : "DIFFERENT: " + std::string(verdict.differ_means)));
+                    same ? std::string("identical")
+                         : "DIFFERENT: " + std::string(verdict.differ_means)));
   return same;
 }
 
@@ -351,7 +352,8 @@ PieceResult split_compile_of(const PieceRequest& request) {
         join_pieces(request, split->call, split->plan, piece_files, host_half, *scratch, messages);
       !failed.empty())
     return whole(failed);
-  if (!host_half.refused.empty()) { // this TU's host compiled here instead; the next TU's half may do
+  if (!host_half.refused
+         .empty()) { // this TU's host compiled here instead; the next TU's half may do
     trace(fmt::format("host half not used for this TU: {}", host_half.refused));
     host_half.file.clear();
   }
