@@ -352,8 +352,8 @@ PieceResult split_compile_of(const PieceRequest& request) {
         join_pieces(request, split->call, split->plan, piece_files, host_half, *scratch, messages);
       !failed.empty())
     return whole(failed);
-  if (!host_half.refused
-         .empty()) { // this TU's host compiled here instead; the next TU's half may do
+  // Refused: this TU's host was compiled here instead; the next TU's half is tried again.
+  if (!host_half.refused.empty()) {
     trace(fmt::format("host half not used for this TU: {}", host_half.refused));
     host_half.file.clear();
   }
