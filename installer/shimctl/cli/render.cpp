@@ -130,6 +130,21 @@ nlohmann::json store_json(const commands::StatusReport& r) {
 
 } // namespace
 
+// "budget:      12.3 MB of 5.0 GB (whole objects and GPU-target pieces); device links ..."
+std::string budget_text(const commands::StatusReport& r) {
+  if (r.cache_location.empty() || !r.cache_location.starts_with("/"))
+    return {};
+  std::string out = fmt::format("budget:      {} of {}{} (whole objects and GPU-target pieces)",
+                                util::size_text(r.cache_bytes),
+                                util::size_text(r.cache_max),
+                                r.max_is_default ? ", the tool's default" : "");
+  if (const auto& links = r.device_links; r.links_apply && !links.dir.empty())
+    out += fmt::format("; device links {} of {}, a cap of their own",
+                       util::size_text(links.bytes),
+                       util::size_text(links.max_bytes));
+  return out + "\n";
+}
+
 std::string status_text(const commands::StatusReport& r) {
   if (!r.installed)
     return fmt::format("{}: not installed (no shimctl manifest)\n", r.prefix);
@@ -159,9 +174,15 @@ std::string status_text(const commands::StatusReport& r) {
                        pieces::count_of(r.pieces, pieces::piece_miss),
                        pieces::count_of(r.pieces, pieces::split_compile));
   }
-  if (const auto& links = r.device_links; !links.counts.empty() || links.entries)
+  out += budget_text(r);
+  if (const auto& links = r.device_links;
+      !r.links_apply && (!links.counts.empty() || links.entries))
+    out += fmt::format("device links: none here (HIP -fgpu-rdc links; the store {} is your HIP "
+                       "prefixes')\n",
+                       links.dir);
+  else if (!links.counts.empty() || links.entries)
     out += fmt::format("device links: {} hits, {} linked, {} uncached (one per GPU target); store "
-                       "{}{}{}: {} entries, {} of {}\n",
+                       "{}{}{}: {} entries, {} of {}{}\n",
                        util::count_in(links.counts, links::link_hit),
                        util::count_in(links.counts, links::link_miss),
                        util::count_in(links.counts, links::link_uncached),
@@ -170,7 +191,8 @@ std::string status_text(const commands::StatusReport& r) {
                        links.read_only ? " (read-only)" : "",
                        links.entries,
                        util::size_text(links.bytes),
-                       util::size_text(links.max_bytes));
+                       util::size_text(links.max_bytes),
+                       links.shared ? "" : "; yours: every HIP prefix you build with shares it");
   if (r.writers)
     out += "written by:  " + writers_text(*r.writers) + "\n";
   out += fmt::format(
@@ -245,7 +267,10 @@ nlohmann::json status_json(const commands::StatusReport& r) {
     j["device_links"] = { { "store", links.dir },           { "counts", links.counts },
                           { "entries", links.entries },     { "bytes", links.bytes },
                           { "max_bytes", links.max_bytes }, { "shared", links.shared },
-                          { "read_only", links.read_only } };
+                          { "read_only", links.read_only }, { "this_prefix", r.links_apply } };
+  j["cache"]["budget"] = { { "bytes", r.cache_bytes },
+                           { "max_bytes", r.cache_max },
+                           { "max_is_default", r.max_is_default } };
   if (r.writers)
     j["cache"]["writers"] = { { "versions", r.writers->versions },
                               { "entries", r.writers->entries },

@@ -10,6 +10,7 @@
 #include <shimctl/commands/adopt.hpp>
 #include <shimctl/commands/status.hpp>
 #include <shimctl/core/user_cache_dir.hpp>
+#include <shimctl/records/cache_fullness.hpp>
 #include <shimctl/verify/verify.hpp>
 #include <shimctl/verify/verify_compile.hpp>
 
@@ -23,6 +24,16 @@ namespace fs = std::filesystem;
 
 // The paths of the cache entries under CACHE_DIR: the files that would travel in a cache archive
 // (cache::travels: not ccache's bookkeeping), none when the directory cannot be read.
+// The bytes of the cache entries under CACHE_DIR (entry_files').
+std::uint64_t entry_bytes(const std::vector<fs::path>& files) {
+  std::uint64_t total = 0;
+  std::error_code ec;
+  for (const auto& file : files)
+    if (auto size = fs::file_size(file, ec); !ec)
+      total += size;
+  return total;
+}
+
 std::vector<fs::path> entry_files(const std::string& cache_dir) {
   std::vector<fs::path> paths;
   auto root = util::Dir::open(cache_dir);
@@ -145,10 +156,18 @@ util::Result<StatusReport> status(const Context& context,
   if (report.cache_location.starts_with("/"))
     report.pieces = pieces::read_counts(report.cache_location);
   report.device_links = links::LinkStore::summary(cache::link_store_place(&m.cache));
+  report.links_apply = std::ranges::any_of(
+    m.compilers, [](const auto& c) { return c.verify == core::VerifyKind::hip; });
   // A shared cache keeps its entries in the shared directory (ccache's file storage).
   auto entries_dir = m.cache.shared_group && m.cache.dir ? *m.cache.dir : report.cache_location;
   if (cache::tool_of(m.cache).entries_are_files() && entries_dir.starts_with("/"))
     report.writers = cache_writers(entries_dir, 20000);
+  if (entries_dir.starts_with("/"))
+    report.cache_bytes = entry_bytes(entry_files(entries_dir));
+  report.max_is_default = !m.cache.max_size;
+  auto max = records::parse_size(
+    m.cache.max_size.value_or(cache::tool_of(m.cache).name() == "sccache" ? "10G" : "5G"));
+  report.cache_max = max.value_or(0);
   report.roots = last_roots(session.prefix);
   report.events = verify::read_events(session.dir);
   report.changed = verify::changed_identity_inputs(m);

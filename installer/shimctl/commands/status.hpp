@@ -66,11 +66,20 @@ struct StatusReport {
   // too, so whole objects are STATS less these.
   pieces::PieceCounts pieces;
   links::LinkStoreSummary device_links; // this user's store of device links
-  std::optional<CacheWriters> writers;  // ccache: the versions that wrote the local entries
-  std::optional<LastRoots> roots;       // this user's last location-free compile (none: nullopt)
-  std::string events;                   // one-line summary of shim events
-  std::vector<std::string> changed;     // identity inputs changed since install
-  identity::SnapshotState snapshot;     // what the shim keys compiles by
+  // The prefix has a HIP compiler: device links (HIP -fgpu-rdc's) are its own. Else the store
+  // status shows is the user's, which the prefix never uses.
+  bool links_apply = false;
+  // The budget: the bytes of the cache's entries (whole objects and GPU-target pieces share it)
+  // and the limit the tool keeps them under (the install's --max-size, else the tool's default:
+  // MAX_IS_DEFAULT). The device links have a cap of their own (DEVICE_LINKS.max_bytes).
+  std::uint64_t cache_bytes = 0;
+  std::uint64_t cache_max = 0;
+  bool max_is_default = false;
+  std::optional<CacheWriters> writers; // ccache: the versions that wrote the local entries
+  std::optional<LastRoots> roots;      // this user's last location-free compile (none: nullopt)
+  std::string events;                  // one-line summary of shim events
+  std::vector<std::string> changed;    // identity inputs changed since install
+  identity::SnapshotState snapshot;    // what the shim keys compiles by
   std::string recovered;
 };
 
