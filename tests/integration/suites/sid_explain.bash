@@ -4,6 +4,7 @@ STACK=sid
 EX_TOOLS="ccache sccache"
 EX_UNITS=8 EX_QUARTER=2 # of the project's units: 2 include quarter.h
 source "$(dirname "${BASH_SOURCE[0]}")/explain_common.bash"
+EX_CCACHE_STEPS=${EX_CCACHE_STEPS:-"a flag, a header, a toolchain part, the GPU targets, the checkout's path, an eviction"}
 
 suite_requires() {
   command -v ccache >/dev/null && command -v sccache >/dev/null && command -v cmake >/dev/null &&
@@ -19,11 +20,12 @@ test_explain_store_out() {
 }
 
 test_explain_ccache() {
-  TEST "ccache: a flag, a header, a toolchain part, the GPU targets, the checkout's path, an eviction: each miss named"
+  TEST "ccache: $EX_CCACHE_STEPS: each miss named"
   ex_changes ccache
 }
 
 test_explain_sccache() {
-  TEST "sccache: a flag, a header, a toolchain part, the GPU targets, the checkout's path: each miss named"
-  ex_changes sccache
+  TEST "sccache: a flag, a header, a toolchain part, the GPU targets: each miss named"
+  # The checkout's path is the record's, whichever tool ran: ccache's test names it (test budget).
+  EX_SKIP=place ex_changes sccache
 }
