@@ -142,6 +142,16 @@ static const char* cache_dir(const struct shim_cache_tool* tool) {
   return tool->default_dir ? tool->default_dir() : NULL;
 }
 
+/* Under `shimctl measure`: the cache directory this call hands to TOOL (formats/measure.h). */
+static void record_cache_dir(const struct shim_cache_tool* tool) {
+  const char* log = measure_log();
+  const char* dir = cache_dir(tool);
+  char body[PATH_MAX + 64];
+  if (log && dir && dir[0] == '/' &&
+      concat(body, sizeof body, tool->kind, " ", dir, NULL) < sizeof body)
+    append_measure_record(log, SHIMCTL_MEASURE_CACHE_DIR, body);
+}
+
 /* The compiler of the invoked name, or a config problem (then the original runs without it). */
 static const struct shimctl_compiler* compiler_of(char** argv,
                                                   const char* invoked,
@@ -232,6 +242,7 @@ static int through_cache(const struct shim_cache_tool* tool,
   if (shim.trace)
     say("cache ", shim.config.cache_path, " ", cache_argv[1], NULL);
   store_watched_output = call->output;
+  record_cache_dir(tool);
   int status = tool->run(&refusal);
   if (status >= 0)
     return status;

@@ -10,6 +10,9 @@
  *   SHIMCTL_MEASURE_OWN_SERVER: a server of this build's own (shimctl_sccache_measured_instance),
  *   which measure reads and then stops; SHIMCTL_MEASURE_SHARED_SERVER: one other clients may use
  *   too (the user's own SCCACHE_SERVER_UDS/PORT, or a config without a sccache-server line).
+ * - a call it handed to a cache tool: SHIMCTL_MEASURE_CACHE_DIR, then KIND DIR: the tool's kind
+ *   (the config's cache-kind) and the cache directory the call used (the rest of the line);
+ *   measure adds up the entries there that the build wrote or used (build/build_needs.hpp).
  * ccache's calls are in ccache's own stats log. Without SHIMCTL_MEASURE_LOG a ccache shim appends
  * its not-sent records to CCACHE_STATSLOG when set, the reason named by ccache's counter of the
  * same meaning (shimctl_not_sent_stats_log_name), as shims did before measure had a log. */
@@ -26,6 +29,7 @@ extern "C" {
 #define SHIMCTL_MEASURE_LOG "SHIMCTL_MEASURE_LOG"
 #define SHIMCTL_MEASURE_NOT_SENT "# shimctl-shim: ran without the cache"
 #define SHIMCTL_MEASURE_SCCACHE "# shimctl-shim: sccache"
+#define SHIMCTL_MEASURE_CACHE_DIR "# shimctl-shim: cache dir"
 #define SHIMCTL_MEASURE_OWN_SERVER "measured"
 #define SHIMCTL_MEASURE_SHARED_SERVER "shared"
 

@@ -1,12 +1,15 @@
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <optional>
 #include <shim/formats.h>
 #include <shimctl/build/build_stats.hpp>
+#include <shimctl/cache/link_store_place.hpp>
 #include <shimctl/cache/tool.hpp>
 #include <shimctl/links/link_store.hpp>
 #include <shimctl/pieces/piece_counts.hpp>
@@ -183,6 +186,9 @@ util::Result<BuildStats> measure_build(const std::vector<std::string>& argv, Bui
   if (out == BuildStdout::to_stderr)
     posix_spawn_file_actions_adddup2(&actions, STDERR_FILENO, STDOUT_FILENO);
   BuildStats stats;
+  auto started_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                      std::chrono::system_clock::now().time_since_epoch())
+                      .count();
   {
     SignalsIgnored ignored; // Ctrl-C reaches the build; we stay to report and clean up
     pid_t pid = 0;
@@ -200,6 +206,17 @@ util::Result<BuildStats> measure_build(const std::vector<std::string>& argv, Bui
   stats.miss_records = miss_records_in_measure_log(shim_text);
   stats.pieces = pieces::counts_in_measure_log(shim_text);
   stats.device_links = links::link_counts_in_measure_log(shim_text);
+  auto dirs = cache_dirs_in_measure_log(shim_text);
+  if (!stats.device_links.empty())
+    if (auto store = cache::link_store_place(nullptr); !store.dir.empty())
+      dirs.insert(store.dir);
+  for (const auto& dir : dirs) {
+    auto need = build_need(dir, started_ns);
+    need.measured = static_cast<long long>(std::time(nullptr));
+    if (stats.exit_code == 0 && need.files > 0)
+      keep_build_need(need);
+    stats.needs.push_back(std::move(need));
+  }
   for (auto& [tool, watch] : watches) {
     auto counts = watch->counts(shim_text, stats.not_sent, stats.warnings);
     if (!counts)

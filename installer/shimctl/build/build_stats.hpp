@@ -7,9 +7,9 @@
 // zeroed. The shim's own calls never count as a tool's. Under SHIMCTL_DISABLE=1 the shims
 // record nothing (a warning says so).
 #pragma once
-
 #include <cstdint>
 #include <map>
+#include <shimctl/build/build_needs.hpp>
 #include <shimctl/cache/build_watch.hpp>
 #include <shimctl/util/error.hpp>
 #include <string>
@@ -30,6 +30,9 @@ struct BuildStats {
   std::map<std::string, std::uint64_t> device_links;
   // The compile records the build's misses wrote (records/, `shimctl explain`), by path.
   std::vector<std::string> miss_records;
+  // What the build needed of each cache dir its calls used (build_needs.hpp); kept when it ran
+  // to its end (exit code 0).
+  std::vector<BuildNeed> needs;
   std::vector<std::string> warnings;
   // The sums over TOOLS.
   [[nodiscard]] cache::BuildCounts total() const;

@@ -65,6 +65,24 @@ nlohmann::json reasons_json(const records::ReasonsTable& table, std::uint64_t mi
            { "without_record", misses - std::min(misses, table.explained) } };
 }
 
+// What one build needs of each cache dir: the bytes of the entries it wrote or used.
+void print_needs(const std::vector<build::BuildNeed>& needs) {
+  for (const auto& need : needs)
+    fmt::print(stderr,
+               "shimctl measure: one build needs {} of {} ({} entries written or used; 'shimctl "
+               "install --max-size' below that warns)\n",
+               util::size_text(need.bytes),
+               need.dir,
+               need.files);
+}
+
+nlohmann::json needs_json(const std::vector<build::BuildNeed>& needs) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& need : needs)
+    out.push_back({ { "dir", need.dir }, { "bytes", need.bytes }, { "entries", need.files } });
+  return out;
+}
+
 // The reasons table under the counts: every miss by reason, the top subjects behind each.
 void print_reasons(const records::ReasonsTable& table,
                    std::uint64_t misses,
@@ -134,6 +152,7 @@ int run_measure(const MeasureArgs& args, Warnings& warnings) {
     if (!s.device_links.empty())
       j["device_links"] = s.device_links;
     j["reasons"] = reasons_json(reasons, total.misses);
+    j["needs"] = needs_json(s.needs);
     if (!warning.empty())
       j["warning"] = warning; // before "warnings"; kept for scripts that read it
     print_json(std::move(j), warnings);
@@ -172,6 +191,7 @@ int run_measure(const MeasureArgs& args, Warnings& warnings) {
                  util::count_in(s.device_links, links::link_uncached));
     fmt::print(stderr, "; build exit code {}\n", s.exit_code);
     print_reasons(reasons, total.misses, total.compiles());
+    print_needs(s.needs);
     for (const auto& w : s.warnings)
       warnings.add(w);
     if (!warning.empty())

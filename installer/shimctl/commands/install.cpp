@@ -1,4 +1,6 @@
 #include <algorithm>
+#include <fmt/format.h>
+#include <shimctl/build/build_needs.hpp>
 #include <shimctl/cache/cache_backend.hpp>
 #include <shimctl/cache/remote_url.hpp>
 #include <shimctl/cache/sccache_server.hpp>
@@ -15,6 +17,7 @@
 #include <shimctl/identity/fingerprint.hpp>
 #include <shimctl/identity/identity_snapshot.hpp>
 #include <shimctl/identity/probe.hpp>
+#include <shimctl/records/cache_fullness.hpp>
 #include <shimctl/util/random.hpp>
 #include <shimctl/util/sha256.hpp>
 #include <shimctl/verify/verify.hpp>
@@ -115,6 +118,26 @@ util::Result<cache::SharedCache> shared_cache_settings(const InstallOptions& opt
                                        !options.dry_run });
 }
 
+// A --max-size below what one build needs of the cache dir (`shimctl measure` kept it): the
+// build's entries would evict each other before the next build could hit them.
+void warn_below_build_need(const Context& context, const core::CacheSettings& cache) {
+  if (!cache.max_size)
+    return;
+  auto max = records::parse_size(*cache.max_size);
+  std::string dir = cache::tool_of(cache).cache_location(cache, {});
+  auto need = dir.starts_with('/') ? build::kept_build_need(dir) : std::nullopt;
+  if (!max || !need || *max >= need->bytes)
+    return;
+  context.warn(fmt::format("--max-size {} is below what one build needs of {}: {} ('shimctl "
+                           "measure' of a build, {} entries); its entries would evict each other "
+                           "within one build: give at least {}",
+                           *cache.max_size,
+                           dir,
+                           util::size_text(need->bytes),
+                           need->files,
+                           util::size_text(need->bytes * 3 / 2)));
+}
+
 } // namespace
 
 util::Result<Session> open_install_session(const Context& context, const InstallOptions& options) {
@@ -142,6 +165,7 @@ util::Result<InstallPlan> plan_install(const Context& context,
                            options.cache_tool));
   TRY_ASSIGN(cache.dir, absolute_cache_dir(options.cache_dir));
   cache.max_size = options.max_size;
+  warn_below_build_need(context, cache);
   TRY_ASSIGN(cache.base_dirs, canonical_base_dirs(options.base_dirs));
   // From here on the remote is redacted; its credential, if any, only in REMOTE_URL.
   auto remote_url = cache::set_remote(cache, options.remote);

@@ -99,6 +99,38 @@ test_measure_cold_and_warm() {
   expect_eq 7 "$?" "build exit code"
 }
 
+test_measure_build_need_and_install_warning() {
+  TEST "measure: what one build needs of its cache (written cold, used warm: the same 6 entries); install --max-size below it warns with the number, above it does not"
+  prefixes
+  configure "$TEST_DIR/cold" "$SHIMMED"
+  "$SHIMCTL" measure --json -- cmake --build "$TEST_DIR/cold" > "$TEST_DIR/cold.json" 2>"$TEST_DIR/cold.err" \
+    || fail "cold build failed: $(tail -20 "$TEST_DIR/cold.err")"
+  local need entries
+  expect_eq "$CCACHE_DIR" "$(json_field "$TEST_DIR/cold.json" 'd["needs"][0]["dir"]')" "the build's cache dir"
+  need=$(json_field "$TEST_DIR/cold.json" 'd["needs"][0]["bytes"]')
+  entries=$(json_field "$TEST_DIR/cold.json" 'd["needs"][0]["entries"]')
+  # The build's 3 compiles: 3 results and 3 manifests, which are all the cache holds but the
+  # compiler checks' entries that configure wrote before the build began.
+  expect_eq 6 "$entries" "entries the cold build wrote"
+  [ "$need" -gt 1000 ] || fail "one build needs $need bytes?"
+  # A warm build from a fresh dir writes nothing; it uses the same entries (ccache touches them).
+  configure "$TEST_DIR/warm" "$SHIMMED"
+  "$SHIMCTL" measure -- cmake --build "$TEST_DIR/warm" > /dev/null 2>"$TEST_DIR/warm.err" \
+    || fail "warm build failed: $(tail -20 "$TEST_DIR/warm.err")"
+  grep -qx "shimctl measure: one build needs [0-9.]* [KM]iB of $CCACHE_DIR (6 entries written or used; 'shimctl install --max-size' below that warns)" \
+    "$TEST_DIR/warm.err" || fail "measure's line of the warm build: $(grep 'needs' "$TEST_DIR/warm.err")"
+  # install (a dry run: nothing changes) with a limit below it warns, naming the number.
+  local out
+  out=$("$SHIMCTL" install "$PLAIN" --dry-run --no-verify --cache-dir "$CCACHE_DIR" --max-size 1k 2>&1) ||
+    fail "install --dry-run failed: $out"
+  expect_contains "$out" "warning: --max-size 1k is below what one build needs of $CCACHE_DIR: " "install's warning"
+  expect_contains "$out" "give at least " "install's advice"
+  out=$("$SHIMCTL" install "$PLAIN" --dry-run --no-verify --cache-dir "$CCACHE_DIR" --max-size 1G 2>&1) ||
+    fail "install --dry-run failed: $out"
+  case $out in *"is below what one build needs"*) fail "a limit above the need warned: $out" ;; esac
+  [ ! -e "$PLAIN/.shimctl" ] || fail "a dry run changed $PLAIN"
+}
+
 test_check_build_verdicts() {
   TEST "check-build: C/CXX launchers only flags HIP; all three launchers pass; shimmed compilers pass"
   prefixes
