@@ -186,3 +186,16 @@ TEST_CASE("every reason the shim records has a name of its own") {
 }
 
 TEST_SUITE_END();
+
+TEST_CASE("measure's log: the cache dirs the shims handed their calls to") {
+  const std::string log = "# shimctl-shim: cache dir\nccache /home/a/.cache/ccache\n"
+                          "# shimctl-shim: ran without the cache\nlink\n"
+                          "# shimctl-shim: cache dir\nsccache /var/cache/team dir\n"
+                          "# shimctl-shim: cache dir\nccache /home/a/.cache/ccache\n"
+                          // not records: a relative dir, no dir, a header without its line
+                          "# shimctl-shim: cache dir\nccache relative/dir\n"
+                          "# shimctl-shim: cache dir\nccache\n"
+                          "# shimctl-shim: cache dir\n";
+  CHECK(build::cache_dirs_in_measure_log(log) ==
+        std::set<std::string>{ "/home/a/.cache/ccache", "/var/cache/team dir" });
+}
