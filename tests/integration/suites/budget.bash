@@ -1,0 +1,271 @@
+# A bounded cache that keeps hitting (issue 44, item 2), on the Debian 12 stack (perl hipcc 5.2,
+# clang-15, ccache 4.7.5): a generated CMake HIP project of 16 TUs (scripts/gen-hip-project 14
+# --kernel-less 2: two host-only units first) for 8 GPU targets, installed with --max-size at 1.5x
+# the bytes one build needs; build 1 cold, build 2 from a fresh build dir hits every compile
+# (whole objects; no piece, no host half compiled), build 3 from a fresh build dir with a ninth
+# target compiles only that target's pieces (and the whole objects), and no build evicts an entry
+# (ccache's cleanups_performed stays 0). The same with -fgpu-rdc and the device-link store, each
+# build then linked through the shim (8, then 9 per-target device links).
+# BG_BUDGET_PERCENT (default 150) sets the budget's multiple for a run.
+#
+# What bounds the entries (read 2026-12-06: ccache 4.7.5's MANUAL.adoc "Automatic cleanup" and
+# --show-config, ccache's src/storage/local/LocalStorage_cleanup.cpp; links/link_store.cpp):
+# - ccache cleans per level-1 subdirectory, not per cache: 16 of them (0-f, an entry's key's first
+#   character), each with its own size counter. After it stores a result ccache adds it to that
+#   subdirectory's counter; above max_size/16 (or max_files/16) it cleans that subdirectory alone,
+#   removing files oldest mtime first until it holds at most limit_multiple * max_size/16
+#   (limit_multiple 0.8, ccache's default: install leaves it). Sizes are on-disk (st_blocks). A
+#   compile is 2 files, a manifest (direct mode; here ~11 KiB: hip_runtime.h's include list) and a
+#   result (zstd, 2-8 KiB). So a cache evicts as soon as ONE subdirectory passes 1/16 of the budget,
+#   whatever the total: with ~320 files a build (~20 a subdirectory) the largest subdirectory
+#   holds 1.3-1.8x the mean (a simulation of this build's file sizes over random keys: median
+#   1.40x, p90 1.60x, p99 1.78x). The keys change with the test's directory, so each run draws
+#   anew: at 1.5x, build 1 evicts in ~22 % of draws, and build 3 (+~20 % bytes) in ~89 % of the
+#   rest; at 2x 0 % and ~2 %; at 2.5x none.
+# - LRU is the mtime; a hit renews the result and its manifest. A whole object's hit (build 2)
+#   renews those 2 files only (measured: 16 M + 16 R): its pieces and host half keep build 1's
+#   time, so in build 3 (the whole objects miss, the pieces are wanted) each TU's pieces are the
+#   oldest files of their subdirectories until that TU compiles: the first files a cleanup takes.
+# - The device-link store (links/link_store.cpp) is outside --max-size: the user's own
+#   ($XDG_CACHE_HOME/shimctl/device-links; beside a --shared-cache only there), one cap for all of
+#   that user's prefixes (SHIMCTL_DEVICE_LINKS_MAX_SIZE, default 2G), one LRU over the whole store
+#   (no subdirectory limits; a hit renews the entry's mtime), evicting only when a new entry takes
+#   the total over the cap, then down to 90 % of it: a build whose links fit the cap cannot evict
+#   its own. Here the cap is BG_BUDGET_PERCENT of one build's links (measured in another store).
+# CMake's configure runs uncached (SHIMCTL_DISABLE=1): its compiler checks would put entries in
+# both (the ABI check's object, the compiler id's device link).
+# The bytes one build needs are estimated before build 1 from two of its compiles (a kernel TU and
+# a host-only TU, their build.ninja commands, into a cache of their own), then checked against
+# build 1's bytes (within a tenth of the multiple).
+# Measured (2026-12-06, the machine shared, load 4-13): one build 3100-3176 KiB in 312-320 files
+# (pieces), 4580-4680 KiB in 281-288 (-fgpu-rdc), its 8 device links 259008 bytes. At 1.5x, in
+# three runs: build 1 evicted 0, 6, 8 files (one cleanup; build 2 still hit all 16: they were
+# pieces'), build 3 13 and 62 files (2 and 5 cleanups: 4, then 21 pieces and 4 host halves
+# compiled again) with the cache at 75-80 % of the budget; -fgpu-rdc: build 1 0 and 7 files,
+# build 3 3 and 7 pieces again. At 3x every count as expected. The link store evicted nothing
+# (9 links, 291136 bytes, under its cap of 388512). ccache seems to check only the subdirectory of
+# the result it stored: one grown by manifests sat above its limit (500 KiB against 458).
+# Time: 211-249 s of CPU for the suite (400-434 s wall at that load); the cold builds are most of
+# it (16 TUs x 9 compiles of hip_runtime.h; -O0/-O1 are no faster: the header is the work).
+source "$SRC_DIR/tests/integration/lib-pieces.bash"
+
+BG_TARGETS="gfx900;gfx902;gfx906;gfx908;gfx90a;gfx1010;gfx1030;gfx1031"
+BG_NINTH=gfx1032
+BG_KERNEL_TUS=14 BG_HOST_TUS=2 # 16 TUs
+BG_BUDGET_PERCENT=${BG_BUDGET_PERCENT:-150} # --max-size and the link store's cap, in % of one build's bytes
+
+suite_requires() {
+  command -v ccache >/dev/null && command -v cmake >/dev/null && command -v ninja >/dev/null &&
+    [ -x /usr/lib/llvm-15/bin/clang ] && [ -f /usr/bin/hipcc.pl ] && [ -x "$SHIMCTL" ] && [ -x "$SHIM_BIN" ]
+}
+
+# bg_stat DIR COUNTER: ccache's counter in cache DIR (0 when absent).
+bg_stat() { local v; v=$(ccache_stat "$1" "$2"); echo "${v:-0}"; }
+
+# bg_snapshot DIR: "miss hit kib cleanups files" of ccache's statistics in DIR.
+bg_snapshot() {
+  echo "$(bg_stat "$1" cache_miss) $(($(bg_stat "$1" direct_cache_hit) + $(bg_stat "$1" preprocessed_cache_hit))) \
+$(bg_stat "$1" cache_size_kibibyte) $(bg_stat "$1" cleanups_performed) $(bg_stat "$1" files_in_cache)"
+}
+
+# bg_pieces DIR: the pieces' counters in cache DIR, "piece_hit=N piece_miss=N host_hit=N host_miss=N split=N".
+bg_pieces() {
+  local f=$1/shimctl-pieces
+  awk '{ c[$1] = $2 } END { printf "piece_hit=%d piece_miss=%d host_hit=%d host_miss=%d split=%d\n",
+    c["piece_hit"], c["piece_miss"], c["host_hit"], c["host_miss"], c["split_compile"] }' \
+    "$([ -f "$f" ] && echo "$f" || echo /dev/null)"
+}
+
+# bg_delta BEFORE AFTER: the counters' differences, each NAME=after-before ("a=1 b=2" forms).
+bg_delta() {
+  awk -v b="$1" -v a="$2" 'BEGIN { n = split(b, x, " "); split(a, y, " ")
+    for (i = 1; i <= n; i++) { split(x[i], p, "="); split(y[i], q, "="); printf "%s%s=%d", (i > 1 ? " " : ""), p[1], q[2] - p[2] } print "" }'
+}
+
+# bg_shards DIR: the KiB on disk in each of ccache's 16 subdirectories (what its cleanup weighs).
+bg_shards() {
+  local s out=""
+  for s in 0 1 2 3 4 5 6 7 8 9 a b c d e f; do
+    out+="$s:$(find "$1/$s" -type f ! -name stats -printf '%b\n' 2>/dev/null | awk '{ t += $1 } END { printf "%d", t / 2 }') "
+  done
+  echo "$out"
+}
+
+# bg_install CACHE_DIR MAX_SIZE: (re)install the test's prefix P with that cache and budget.
+bg_install() {
+  env -u CCACHE_DIR "$SHIMCTL" install "$P" --cache-dir "$1" --max-size "$2" --no-verify \
+    >"$TEST_DIR/install.out" 2>&1 || fail "install of $P ($1, --max-size $2) failed:"$'\n'"$(cat "$TEST_DIR/install.out")"
+}
+
+# bg_configure BUILD_DIR TARGETS: CMake's configure of the project (uncached: its compiler checks
+# stay out of the cache and the link store), hipcc as the C++ compiler, BG_FLAGS as CXX flags.
+bg_configure() {
+  SHIMCTL_DISABLE=1 cmake -S "$TEST_DIR/src" -B "$1" -G Ninja -DCMAKE_CXX_COMPILER="$P/bin/hipcc" \
+    -DBENCH_ARCH="$2" ${BG_FLAGS:+"-DCMAKE_CXX_FLAGS=$BG_FLAGS"} >"$1.configure" 2>&1 ||
+    fail "configure of $1 failed:"$'\n'"$(tail -20 "$1.configure")"
+}
+
+# bg_ninja BUILD_DIR [TARGETS...]: ninja -j2 through the shims.
+bg_ninja() {
+  local d=$1; shift
+  ninja -C "$d" -j2 "$@" >"$d.log" 2>&1 || fail "the build in $d failed:"$'\n'"$(tail -30 "$d.log")"
+}
+
+# bg_setup: the test's prefix (P), cache home, the project; BG_CACHE = the budgeted cache, BG_MAX
+# its --max-size, BG_NEED the KiB one build is estimated to need (see the header), installed.
+bg_setup() {
+  P=$TEST_DIR/rocm
+  "$SCRIPTS/make-rocm-prefix" "$P" --llvm 15 >/dev/null || { fail "scripts/make-rocm-prefix failed"; return 1; }
+  local t
+  for t in ${BG_TARGETS//;/ } $BG_NINTH; do
+    [ -f "$P/amdgcn/bitcode/oclc_isa_version_${t#gfx}.bc" ] || fail "no device library for $t in $P"
+  done
+  export XDG_CACHE_HOME=$TEST_DIR/xdg
+  "$SCRIPTS/gen-hip-project" "$TEST_DIR/src" "$BG_KERNEL_TUS" --kernel-less "$BG_HOST_TUS" >/dev/null ||
+    fail "gen-hip-project failed"
+  # The estimate: one kernel TU and one host-only TU into a cache of their own (no limit).
+  local est=$TEST_DIR/ccache-estimate s0 s1 s2 kernel host
+  bg_install "$est" 0
+  bg_configure "$TEST_DIR/estimate" "$BG_TARGETS"
+  s0=$(bg_stat "$est" cache_size_kibibyte)
+  bg_ninja "$TEST_DIR/estimate" CMakeFiles/hipbench.dir/src/unit_001.hip.o
+  s1=$(bg_stat "$est" cache_size_kibibyte)
+  bg_ninja "$TEST_DIR/estimate" CMakeFiles/hipbench.dir/src/a_host_00.hip.o
+  s2=$(bg_stat "$est" cache_size_kibibyte)
+  kernel=$((s1 - s0)) host=$((s2 - s1))
+  BG_NEED=$((BG_KERNEL_TUS * kernel + BG_HOST_TUS * host))
+  [ "$kernel" -gt 0 ] && [ "$host" -gt 0 ] || fail "the estimate's compiles stored nothing: $kernel KiB, $host KiB"
+  # In ccache's decimal k (1000 bytes).
+  BG_MAX=$((BG_NEED * 1024 * BG_BUDGET_PERCENT / 100 / 1000))k
+  BG_CACHE=$TEST_DIR/ccache
+  bg_install "$BG_CACHE" "$BG_MAX"
+  grep -qx "setenv CCACHE_MAXSIZE=$BG_MAX" "$P/bin/.shimctl.conf" ||
+    fail "the shims' config has no CCACHE_MAXSIZE=$BG_MAX: $(grep MAXSIZE "$P/bin/.shimctl.conf")"
+  echo "    (estimate: a kernel TU $kernel KiB, a host-only TU $host KiB: one build ~$BG_NEED KiB; --max-size $BG_MAX)"
+}
+
+# bg_build NAME TARGETS: configure and build NAME ($TEST_DIR/NAME) into BG_CACHE; BG_CC = ccache's
+# "miss=N hit=N cleanups=N" of the build alone, BG_ADDED the KiB it added, BG_GONE the files
+# ccache's cleanups took (each miss stores 2: a manifest and a result), BG_PC the pieces' counters
+# of the build alone, BG_KIB and BG_FILES the cache's after it.
+bg_build() {
+  local d=$TEST_DIR/$1 before after pb
+  bg_configure "$d" "$2"
+  before=$(bg_snapshot "$BG_CACHE") pb=$(bg_pieces "$BG_CACHE")
+  local t0=$SECONDS
+  bg_ninja "$d"
+  after=$(bg_snapshot "$BG_CACHE")
+  local b=($before) a=($after)
+  BG_CC="miss=$((a[0] - b[0])) hit=$((a[1] - b[1])) cleanups=$((a[3] - b[3]))"
+  BG_ADDED=$((a[2] - b[2])) BG_FILES=${a[4]} BG_KIB=${a[2]}
+  BG_GONE=$((b[4] + 2 * (a[0] - b[0]) - a[4]))
+  BG_PC=$(bg_delta "$pb" "$(bg_pieces "$BG_CACHE")")
+  echo "    ($1: $((SECONDS - t0)) s; ccache: $BG_CC, $BG_ADDED KiB added, $BG_GONE files evicted; pieces: $BG_PC; the cache: $BG_KIB KiB in $BG_FILES files, --max-size $BG_MAX)"
+}
+
+# bg_expect NAME CC PC: the build's ccache counts and pieces' counters, else a problem (the test
+# goes on to the next build, so that one run shows every build; bg_verdict fails it): the
+# subdirectories' KiB against the trigger (max_size/16) say where ccache cleaned.
+bg_expect() {
+  if [ "$BG_CC" != "$2" ] || [ "$BG_PC" != "$3" ]; then
+    local max=${BG_MAX%k}
+    BG_PROBLEMS+="$1: ccache: $BG_CC (expected $2), $BG_GONE files evicted; pieces: $BG_PC (expected $3);"
+    BG_PROBLEMS+=" the cache: $BG_KIB KiB in $BG_FILES files, --max-size $BG_MAX: ccache cleans a subdirectory"
+    BG_PROBLEMS+=" above $((max * 1000 / 16 / 1024)) KiB, down to $((max * 1000 / 16 / 1024 * 8 / 10)) KiB (limit_multiple 0.8);"
+    BG_PROBLEMS+=" KiB per subdirectory after the build: $(bg_shards "$BG_CACHE")"$'\n'
+  fi
+}
+
+# bg_verdict: the test fails with every build's problem, if any.
+bg_verdict() {
+  [ -z "${BG_PROBLEMS:-}" ] || fail "evictions within a build that fits the budget:"$'\n'"$BG_PROBLEMS"
+}
+
+# bg_link NAME TARGETS [XDG]: link NAME's objects (and a host main) through the shim as an
+# -fgpu-rdc program (clang++ --hip-link, as device_links.bash); BG_LINKS = "T:hit T:miss ..."
+# (sorted), from the trace. XDG: another cache home (its link store) for this link only.
+bg_link() {
+  local d=$TEST_DIR/$1 xdg=${3:-$XDG_CACHE_HOME} t arch=()
+  for t in ${2//;/ }; do arch+=("--offload-arch=$t"); done
+  [ -f "$TEST_DIR/main.o" ] || { printf 'int main() { return 0; }\n' >"$TEST_DIR/main.cpp" &&
+    /usr/lib/llvm-15/bin/clang++ -c "$TEST_DIR/main.cpp" -o "$TEST_DIR/main.o"; } || fail "main.o"
+  (cd "$d" && XDG_CACHE_HOME=$xdg SHIMCTL_SHIM_TRACE=1 "$P/llvm/bin/clang++" --rocm-path="$P" -fgpu-rdc --hip-link \
+    "${arch[@]}" CMakeFiles/hipbench.dir/src/*.o "$TEST_DIR/main.o" -o prog >link.trace 2>&1) ||
+    fail "the link in $d failed:"$'\n'"$(tail -20 "$d/link.trace")"
+  BG_LINKS=$(sed -n 's/^shimctl-shim: device link: \([^ ]*\) \(hit\|miss\).*/\1:\2/p' "$d/link.trace" | sort | xargs)
+}
+
+# bg_store [XDG]: "ENTRIES BYTES" of the link store (its entries are the files in its shards).
+bg_store() {
+  find "${1:-$XDG_CACHE_HOME}/shimctl/device-links" -mindepth 2 -type f -printf '%s\n' 2>/dev/null |
+    awk '{ n++; b += $1 } END { printf "%d %d\n", n, b }'
+}
+
+# bg_ratio: after build 1, the budget against its bytes (BG_BUDGET_PERCENT, +- a tenth); a build 1
+# that ccache cleaned holds less than it stored, so then only the estimate speaks.
+bg_ratio() {
+  local ratio
+  ratio=$(awk -v m="${BG_MAX%k}" -v k="$BG_ADDED" 'BEGIN { printf "%.2f", m * 1000 / (k * 1024) }')
+  echo "    (--max-size $BG_MAX is ${ratio}x the $BG_ADDED KiB build 1 left in the cache; estimated $BG_NEED KiB)"
+  [ "$BG_GONE" -eq 0 ] || return 0
+  awk -v r="$ratio" -v p="$BG_BUDGET_PERCENT" 'BEGIN { exit !(r >= p / 100 * 0.9 && r <= p / 100 * 1.1) }' ||
+    fail "the budget is ${ratio}x build 1's bytes ($BG_ADDED KiB; estimated $BG_NEED KiB), not $BG_BUDGET_PERCENT % (+- a tenth)"
+}
+
+# bg_all STATE TARGETS: "T:STATE ..." sorted, for each target of TARGETS.
+bg_all() { local t; for t in ${2//;/ }; do echo "$t:$1"; done | sort | xargs; }
+
+test_budget_pieces() {
+  TEST "hipcc/clang-15, 16 TUs (2 host-only first) for 8 targets, --max-size 1.5x one build: a fresh build dir hits every compile, a ninth target compiles only its pieces, nothing evicted"
+  bg_setup || return
+  local tus=$((BG_KERNEL_TUS + BG_HOST_TUS))
+  bg_build b1 "$BG_TARGETS"
+  # 16 whole objects, 16 host halves, 8 pieces each: every one a miss, no cleanup.
+  bg_expect "build 1 (cold)" "miss=$((tus * 10)) hit=0 cleanups=0" \
+    "piece_hit=0 piece_miss=$((tus * 8)) host_hit=0 host_miss=$tus split=$tus"
+  bg_ratio
+  bg_build b2 "$BG_TARGETS"
+  bg_expect "build 2 (a fresh build dir)" "miss=0 hit=$tus cleanups=0" \
+    "piece_hit=0 piece_miss=0 host_hit=0 host_miss=0 split=0"
+  bg_build b3 "$BG_TARGETS;$BG_NINTH"
+  # The whole objects and the ninth target's pieces compile; the 8 old pieces and the host halves hit.
+  bg_expect "build 3 (a ninth target, a fresh build dir)" "miss=$((tus * 2)) hit=$((tus * 9)) cleanups=0" \
+    "piece_hit=$((tus * 8)) piece_miss=$tus host_hit=$tus host_miss=0 split=$tus"
+  bg_verdict
+}
+
+test_budget_rdc_links() {
+  TEST "hipcc/clang-15 -fgpu-rdc, 16 TUs for 8 targets, --max-size and the link store's cap 1.5x one build: a fresh build dir hits every compile and device link, a ninth target compiles and links only itself, nothing evicted"
+  BG_FLAGS=-fgpu-rdc
+  bg_setup || return
+  local tus=$((BG_KERNEL_TUS + BG_HOST_TUS)) links cap
+  bg_build b1 "$BG_TARGETS"
+  # -fgpu-rdc: no host half (the host compiles with the object); 8 bitcode pieces per TU.
+  bg_expect "build 1 (cold)" "miss=$((tus * 9)) hit=0 cleanups=0" \
+    "piece_hit=0 piece_miss=$((tus * 8)) host_hit=0 host_miss=0 split=$tus"
+  bg_ratio
+  # The links one build makes, in a store of their own (another cache home): the cap is 1.5x them.
+  bg_link b1 "$BG_TARGETS" "$TEST_DIR/xdg-measure"
+  links=($(bg_store "$TEST_DIR/xdg-measure"))
+  expect_eq 8 "${links[0]}" "device links in the measuring store"
+  cap=$((links[1] * BG_BUDGET_PERCENT / 100))
+  export SHIMCTL_DEVICE_LINKS_MAX_SIZE=$cap
+  echo "    (the links of one build: ${links[1]} bytes in ${links[0]} entries; the store's cap $cap)"
+  bg_link b1 "$BG_TARGETS"
+  expect_eq "$(bg_all miss "$BG_TARGETS")" "$BG_LINKS" "device links of build 1"
+  expect_eq "8 ${links[1]}" "$(bg_store)" "the store after build 1's links (entries, bytes)"
+  bg_build b2 "$BG_TARGETS"
+  bg_expect "build 2 (a fresh build dir)" "miss=0 hit=$tus cleanups=0" \
+    "piece_hit=0 piece_miss=0 host_hit=0 host_miss=0 split=0"
+  bg_link b2 "$BG_TARGETS"
+  expect_eq "$(bg_all hit "$BG_TARGETS")" "$BG_LINKS" "device links of build 2"
+  bg_build b3 "$BG_TARGETS;$BG_NINTH"
+  bg_expect "build 3 (a ninth target, a fresh build dir)" "miss=$((tus * 2)) hit=$((tus * 8)) cleanups=0" \
+    "piece_hit=$((tus * 8)) piece_miss=$tus host_hit=0 host_miss=0 split=$tus"
+  bg_link b3 "$BG_TARGETS;$BG_NINTH"
+  expect_eq "$(sorted $(bg_all hit "$BG_TARGETS") "$BG_NINTH:miss")" "$BG_LINKS" "device links of build 3"
+  local store=($(bg_store))
+  expect_eq 9 "${store[0]}" "entries in the store after build 3 (none evicted)"
+  echo "    (the store after build 3: ${store[1]} bytes in ${store[0]} entries, cap $cap)"
+  bg_verdict
+}
