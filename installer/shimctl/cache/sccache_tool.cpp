@@ -179,6 +179,11 @@ public:
   util::Status check_max_size(std::string_view value) const override {
     return check_sccache_max_size(value);
   }
+  // One LRU over the whole local cache, trimmed as it grows: a build that fits keeps its entries
+  // (a tenth more for what sccache keeps beside them).
+  std::uint64_t limit_holding(std::uint64_t bytes, std::uint64_t /*files*/) const override {
+    return bytes + bytes / 10;
+  }
 
   util::Result<CacheStats> read_stats(const core::CacheSettings& settings,
                                       const util::RunOptions& options) const override {

@@ -135,6 +135,10 @@ public:
   [[nodiscard]] virtual util::Status check_remote_url(const core::CacheSettings& settings,
                                                       std::string_view url) const = 0;
   [[nodiscard]] virtual util::Status check_max_size(std::string_view value) const = 0;
+  // The size limit under which one build of BYTES in FILES entries keeps all of them (it evicts
+  // none of its own before the next build can hit them).
+  [[nodiscard]] virtual std::uint64_t limit_holding(std::uint64_t bytes,
+                                                    std::uint64_t files) const = 0;
 
   // Statistics and cache location under OPTIONS (tool_environment's).
   [[nodiscard]] virtual util::Result<CacheStats> read_stats(

@@ -70,7 +70,7 @@ void print_needs(const std::vector<build::BuildNeed>& needs) {
   for (const auto& need : needs)
     fmt::print(stderr,
                "shimctl measure: one build needs {} of {} ({} entries written or used; 'shimctl "
-               "install --max-size' below that warns)\n",
+               "install --max-size' that cannot hold it warns)\n",
                util::size_text(need.bytes),
                need.dir,
                need.files);

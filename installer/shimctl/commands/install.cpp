@@ -124,18 +124,25 @@ void warn_below_build_need(const Context& context, const core::CacheSettings& ca
   if (!cache.max_size)
     return;
   auto max = records::parse_size(*cache.max_size);
-  std::string dir = cache::tool_of(cache).cache_location(cache, {});
+  const auto& tool = cache::tool_of(cache);
+  std::string dir = tool.cache_location(cache, {});
   auto need = dir.starts_with('/') ? build::kept_build_need(dir) : std::nullopt;
-  if (!max || !need || *max >= need->bytes)
+  if (!max || *max == 0 || !need) // 0: no limit
     return;
-  context.warn(fmt::format("--max-size {} is below what one build needs of {}: {} ('shimctl "
-                           "measure' of a build, {} entries); its entries would evict each other "
-                           "within one build: give at least {}",
+  auto holding = tool.limit_holding(need->bytes, need->files);
+  if (*max >= holding)
+    return;
+  context.warn(fmt::format("--max-size {} cannot hold one build of {}: it needs {} in {} entries "
+                           "('shimctl measure' of a build), and {} keeps them all under a limit "
+                           "of {} or more; below that the build evicts its own entries: give "
+                           "--max-size {}",
                            *cache.max_size,
                            dir,
                            util::size_text(need->bytes),
                            need->files,
-                           util::size_text(need->bytes * 3 / 2)));
+                           tool.name(),
+                           util::size_text(holding),
+                           fmt::format("{}M", (holding + 999'999) / 1'000'000)));
 }
 
 } // namespace
