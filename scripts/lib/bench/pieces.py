@@ -6,7 +6,10 @@ the host with BUILD_DIR's shimctl (make-rocm-prefix --llvm 15: clang-15, ccache 
 gfx908,gfx90a + gfx1030), sid and sid23 inside scripts/make-sid-root's root (scripts/sid-run) with
 SID_BUILD_DIR's (sid: clang-21, the old offload driver; sid23: clang-23, the new one; ccache
 4.14.2; gfx90a,gfx942 + gfx1100). Kernels: small (one math kernel) and heavy (15 instantiations
-of a templated kernel).
+of a templated kernel), and project (issue 44: a generated CMake HIP project with two TUs without
+kernels, {A,B} then a fresh build dir for {A,B,C}; pieces_project.py). The bytes table (issue 44;
+pieces_bytes.py): one compile per empty cache directory, pieces on / SHIMCTL_PIECES=0, for 2, 3
+and 8 targets of each kernel.
 
 Reported per stack, kernel and step: the median of each side over the paired rounds, the median of
 the per-round ratios shim / reference with p25-p75, the pieces' counts of the shim side (hit/miss
@@ -14,14 +17,18 @@ per compile, from CACHE/shimctl-pieces) and cmp of every shim object with the re
 whole hit: paired hyperfine rounds, pieces on / SHIMCTL_PIECES=0, and ccache's stats_log counts.
 
 Environment: BENCH_PIECES_ROUNDS (default 5, --quick 1), BENCH_PIECES_KERNELS (default "small
-heavy", --quick "small"), BENCH_PIECES_HIT_RUNS (default 5, --quick 3), BENCH_PIECES_STACKS
-(default "debian12 sid sid23"), SID_BUILD_DIR (default <repo>/build-sid; a build outside the checkout is
+heavy project", --quick "small"), BENCH_PIECES_HIT_RUNS (default 5, --quick 3), BENCH_PIECES_STACKS
+(default "debian12 sid sid23"), BENCH_PIECES_BYTES (the bytes table's kernels: default "small
+heavy", --quick "small"; "none": no table), BENCH_PIECES_BYTES_TARGETS (default "2 3 8"),
+BENCH_PIECES_PROJECT_UNITS (the project's kernel TUs, default 12), BENCH_PIECES_PROJECT_JOBS
+(ninja -j, default the CPUs), SID_BUILD_DIR (default <repo>/build-sid; a build outside the checkout is
 bound into the root with its sources), SHIMCTL_SID_ROOT (default /var/cache/shimctl/sid-root).
 Not measured here: ggml (issue 15's --section ggml) for two target sets. Nothing is gated on time.
 """
 import json
 import os
 
+from . import pieces_bytes
 from .common import (BenchError, host_hyperfine, loadavg, log, run_in_sid, run_stack, sid_build_binds, sid_paths,
                      stack_module, tsv)
 from .report_util import fmt_median, spread, write_report
@@ -36,22 +43,38 @@ STEPS = [  # (step, reference side, what)
 
 def settings(quick):
     env = lambda k, d: os.environ.get(k) or d
-    return (int(env("BENCH_PIECES_ROUNDS", 1 if quick else 5)), env("BENCH_PIECES_KERNELS", "small" if quick else "small heavy"),
+    return (int(env("BENCH_PIECES_ROUNDS", 1 if quick else 5)),
+            env("BENCH_PIECES_KERNELS", "small" if quick else "small heavy project"),
             int(env("BENCH_PIECES_HIT_RUNS", 3 if quick else 5)))
+
+
+def bytes_settings(quick):
+    """The bytes table's kernels ("none": no table) and target counts."""
+    kernels = os.environ.get("BENCH_PIECES_BYTES") or ("small" if quick else "small heavy")
+    counts = os.environ.get("BENCH_PIECES_BYTES_TARGETS") or "2 3 8"
+    if kernels == "none":
+        return [], []
+    if any(k not in ("small", "heavy") for k in kernels.split()):
+        raise BenchError(f"BENCH_PIECES_BYTES: {kernels} (small, heavy or none)")
+    if any(not c.isdigit() or not 2 <= int(c) <= 8 for c in counts.split()):
+        raise BenchError(f"BENCH_PIECES_BYTES_TARGETS: {counts} (numbers from 2 to 8)")
+    return kernels.split(), counts.split()
 
 
 def section_pieces(b):
     rounds, kernels, hit_runs = settings(b.quick)
+    bytes_kernels, bytes_counts = bytes_settings(b.quick)
+    extra = [" ".join(bytes_kernels), " ".join(bytes_counts)] if bytes_kernels else []
     stacks = os.environ.get("BENCH_PIECES_STACKS", "debian12 sid sid23").split()
     load_start = loadavg()
     for stack in stacks:
         work = b.W / f"pieces-{stack}"
         if stack == "debian12":
-            log(f"pieces: debian12, {rounds} rounds of {kernels} (shimctl: {b.build})")
+            log(f"pieces: debian12, {rounds} rounds of {kernels}, bytes of {bytes_kernels or 'none'} (shimctl: {b.build})")
             run_stack("pieces", ["env", *stack_module(b, "pieces_stack", stack, work, b.shimctl, rounds, kernels,
-                                                      hit_runs)])
+                                                      hit_runs, *extra)])
         elif stack in ("sid", "sid23"):
-            run_sid(b, stack, work, rounds, kernels, hit_runs)
+            run_sid(b, stack, work, rounds, kernels, hit_runs, extra)
         else:
             raise BenchError(f"BENCH_PIECES_STACKS: unknown stack {stack} (debian12, sid, sid23)")
     info = {"started": b.get("bench.started"), "load_start": load_start, "load_end": loadavg(),
@@ -63,7 +86,7 @@ def section_pieces(b):
     return md
 
 
-def run_sid(b, stack, work, rounds, kernels, hit_runs):
+def run_sid(b, stack, work, rounds, kernels, hit_runs, extra):
     sid_root, sid_build = sid_paths(b)
     if not os.access(sid_root / "bin/sh", os.X_OK):
         raise BenchError(f"no sid root at {sid_root}: run scripts/make-sid-root {sid_root}")
@@ -73,7 +96,7 @@ def run_sid(b, stack, work, rounds, kernels, hit_runs):
     log(f"pieces: {stack}, {rounds} rounds of {kernels} (shimctl: {sid_build}, root {sid_root})")
     run_in_sid(b, "pieces", binds, [host_hyperfine(b), *stack_module(b, "pieces_stack", stack, work,
                                                                      sid_build / "installer/shimctl", rounds, kernels,
-                                                                     hit_runs)])
+                                                                     hit_runs, *extra)])
 
 
 def read_stack(work, stack):
@@ -84,8 +107,10 @@ def read_stack(work, stack):
         times.setdefault((k, step, side), {})[r] = float(s)
     for k, step, r, h, m, sp in (l[:6] for l in tsv(work / "pieces.tsv") if len(l) >= 6):
         pieces.setdefault((k, step), []).append((int(h), int(m), int(sp)))
+    cmp_round = {}
     for k, step, r, v in (l[:4] for l in tsv(work / "cmp.tsv") if len(l) >= 4):
         cmp.setdefault((k, step), []).append(v)
+        cmp_round.setdefault((k, step, r), []).append(v)
     hits = {}
     for d in sorted(work.glob("hit-*")):
         k = d.name[4:]
@@ -99,8 +124,9 @@ def read_stack(work, stack):
                 ratios.append(med["pieces"] / med["nopieces"])
         hits[k] = {"times": t, "ratios": ratios}
     hitcounts = {(l[0], l[1]): l[2].split() for l in tsv(work / "hitcounts.tsv") if len(l) >= 3}
+    project = [l for l in tsv(work / "project.tsv") if len(l) >= 5]
     return {"stack": stack, "info": info, "times": times, "pieces": pieces, "cmp": cmp, "hits": hits,
-            "hitcounts": hitcounts}
+            "hitcounts": hitcounts, "cmp_round": cmp_round, "project": project, "bytes": [l for l in tsv(work / "bytes.tsv") if len(l) >= 14]}
 
 
 def pieces_text(p):
@@ -137,8 +163,8 @@ def report(info, stacks):
           "| driver's floor s | driver's floor / reference | pieces | cmp |",
           "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for s in stacks:
-        kernels = sorted({k for (k, _, _) in s["times"] if k}, key=lambda k: ("small", "heavy").index(k)
-                         if k in ("small", "heavy") else 9)
+        kernels = sorted({k for (k, _, _) in s["times"] if k}, key=lambda k: ("small", "heavy", "project").index(k)
+                         if k in ("small", "heavy", "project") else 9)
         for k in kernels:
             for step, ref, what in STEPS:
                 a = s["times"].get((k, step, "shim"), {})
@@ -152,11 +178,21 @@ def report(info, stacks):
                 g = s["times"].get((k, step, "driver-floor"), {})
                 driver_ratios = [g[x] / r[x] for x in g if x in r and r[x] > 0]
                 driver = f"{fmt_median(g.values())} | {spread(driver_ratios)}" if g else "- | -"
+                if k == "project":
+                    what = PROJECT_WHAT
                 L.append(f"| {s['stack']} | {k} | {what} | {fmt_median(a.values())} | "
                          f"{fmt_median(r.values())} | {spread(ratios)} | {fmt_median(f.values())} | {spread(floor_ratios)} | "
                          f"{driver} | "
                          f"{pieces_text(s['pieces'].get((k, step)))} | {c.count('same')}/{len(c)} same |")
-    L += ["", "### A whole-object hit: pieces on / SHIMCTL_PIECES=0", "",
+    if any(h["times"] for s in stacks for h in s["hits"].values()):
+        L += whole_hit_report(info, stacks)
+    L += project_report(stacks)
+    L += pieces_bytes.report(stacks)
+    return "\n".join(L) + "\n"
+
+
+def whole_hit_report(info, stacks):
+    L = ["", "### A whole-object hit: pieces on / SHIMCTL_PIECES=0", "",
           f"The last round's {{A,B,C}} compile again (a hit in its cache), paired hyperfine rounds ({info['rounds']} "
           f"rounds, {info['hit_runs']} runs and a warm-up of each side per round, the order alternating): ms, "
           "medians over all runs; ratio: the median of the per-round ratios (p25-p75). Counts: compiles / hits / "
@@ -171,7 +207,60 @@ def report(info, stacks):
             c = lambda side: "/".join(s["hitcounts"].get((k, side), ["-"]))
             L.append(f"| {s['stack']} | {k} | {fmt_median(t['pieces'], '{:.0f}')} | {fmt_median(t['nopieces'], '{:.0f}')} | "
                      f"{spread(h['ratios'])} | {c('pieces')} | {c('nopieces')} |")
-    return "\n".join(L) + "\n"
+    return L
+
+
+PROJECT_WHAT = ("a CMake project (hipcc -O3 -std=c++17 -MD -MT -MF, 2 TUs without kernels first) built for {A,B}, "
+                "then a fresh build dir for {A,B,C}; shim / uncached {A,B,C} build")
+
+
+def project_report(stacks):
+    """The project kernel's own table: per stack, the rounds' ratios, whether every kernel TU reused its
+    host half (trace and counters), the counters' delta of the {A,B,C} build."""
+    rows = [(s, l) for s in stacks for l in s.get("project", [])]
+    if not rows:
+        return []
+    L = ["", "### A CMake project: a third target from a fresh build directory", "",
+         "scripts/gen-hip-project (kernel TUs src/unit_NNN.hip and 2 host-only TUs src/a_host_NN.hip, which compile "
+         "first), configured with `-G Ninja -DBENCH_LANG=CXX -DCMAKE_CXX_COMPILER=PREFIX/bin/hipcc "
+         "-DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_STANDARD=17`: built for {A,B} through the shim into an empty cache "
+         "(fill), then, paired in alternating order, a fresh build dir for {A,B,C} through the shim against that cache "
+         "and a fresh one uncached (`SHIMCTL_DISABLE=1`); the builds (ninja -j NPROC) timed, not the configures. "
+         "Host halves: from the {A,B,C} build's trace (each TU's lines under its ninja status line) and the delta of "
+         "CACHE/shimctl-pieces: reused = every kernel TU's trace says `host half hit`, no TU's says `host half miss` "
+         "or `host half not used`, host_miss +0 and host_hit >= the kernel TUs.", "",
+         "| stack | round | fill s | shim s | uncached s | shim / uncached | CPU s: shim / uncached | CPU ratio | "
+         "every kernel TU reused its host half | trace | counters' delta | cmp |",
+         "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    for s, l in rows:
+        r, delta, traced, reused, fill = l[:5]
+        a = s["times"].get(("project", "add", "shim"), {}).get(r)
+        u = s["times"].get(("project", "add", "uncached"), {}).get(r)
+        mine = s["cmp_round"].get(("project", "add", r), [])
+        ac = s["times"].get(("project", "add", "shim-cpu"), {}).get(r)
+        uc = s["times"].get(("project", "add", "uncached-cpu"), {}).get(r)
+        if a is None or u is None:
+            continue
+        cpu = f"{ac:.1f} / {uc:.1f} | {ac / uc:.2f}" if ac and uc else "- | -"
+        tr = dict(x.split("=", 1) for x in traced.split() if "=" in x)
+        traced = (f"kernel TUs: {tr.get('kernel_host_hit', '?')}/{tr.get('kernel_tus', '?')} host half hit, "
+                  f"{tr.get('kernel_split', '?')} from pieces; without kernels: {tr.get('kernelless_alone', '?')}/"
+                  f"{tr.get('kernelless_tus', '?')} the host half alone ({tr.get('kernelless_host_hit', '?')} hit); "
+                  f"host half miss {tr.get('host_miss_traced', '?')}, not used {tr.get('host_refused_traced', '?')}")
+        L.append(f"| {s['stack']} | {r} | {float(fill):.1f} | {a:.1f} | {u:.1f} | {a / u:.2f} | {cpu} | "
+                 f"{'yes' if reused == 'yes' else '**NO**'} | {traced} | {delta} | {mine.count('same')}/{len(mine)} same |")
+    for s in stacks:
+        t = s["times"]
+        ratio = lambda x, y: [t[("project", "add", x)][r] / t[("project", "add", y)][r]
+                              for r in t.get(("project", "add", x), {}) if t.get(("project", "add", y), {}).get(r)]
+        if len(s.get("project", [])) > 1:
+            c = s["cmp"].get(("project", "add"), [])
+            L.append(f"| {s['stack']} | median of {len(s['project'])} | - | {fmt_median(t[('project', 'add', 'shim')].values(), '{:.1f}')} | "
+                     f"{fmt_median(t[('project', 'add', 'uncached')].values(), '{:.1f}')} | "
+                     f"**{spread(ratio('shim', 'uncached'))}** | - | {spread(ratio('shim-cpu', 'uncached-cpu'))} | "
+                     f"{sum(l[3] == 'yes' for l in s['project'])}/{len(s['project'])} rounds | - | - | "
+                     f"{c.count('same')}/{len(c)} same |")
+    return L
 
 
 def section_md(r):

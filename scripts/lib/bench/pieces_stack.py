@@ -1,8 +1,8 @@
 """--section pieces, one stack (issue 25): what the per-GPU-target pieces save when a HIP source is
 compiled again for another target set, and what they cost on a whole hit and on a cold miss. Run
-by pieces.py as `python3 -m bench.pieces_stack STACK WORK SHIMCTL ROUNDS KERNELS HIT-RUNS`
-(PYTHONPATH=scripts/lib), as root: on the host for debian12, inside the sid root (scripts/sid-run)
-for sid and sid23.
+by pieces.py as `python3 -m bench.pieces_stack STACK WORK SHIMCTL ROUNDS KERNELS HIT-RUNS
+[BYTES-KERNELS BYTES-TARGETS]` (PYTHONPATH=scripts/lib), as root: on the host for debian12, inside
+the sid root (scripts/sid-run) for sid and sid23.
 
   STACK     debian12 (make-rocm-prefix --llvm 15: perl hipcc 5.2, clang-15, ccache 4.7.5; targets
             A,B = gfx908,gfx90a, C = gfx1030), sid (--stack sid: hipcc 7.0.2, clang-21, the old
@@ -11,8 +11,11 @@ for sid and sid23.
   WORK      a new directory for everything (results: WORK/times.tsv, WORK/pieces.tsv,
             WORK/cmp.tsv, WORK/hitcounts.tsv, WORK/info, hyperfine's JSON in WORK/hit-KERNEL/json)
   SHIMCTL   the shimctl build for this stack
-  ROUNDS    paired rounds per kernel; KERNELS: "small heavy" or a subset; HIT-RUNS: hyperfine
-            runs of each side per round of the whole-hit comparison
+  ROUNDS    paired rounds per kernel; KERNELS: "small heavy project" or a subset (project: a CMake
+            project, pieces_project.py); HIT-RUNS: hyperfine runs of each side per round of the
+            whole-hit comparison
+  BYTES-KERNELS, BYTES-TARGETS   the bytes table's kernels and target counts (pieces_bytes.py,
+            before the rounds; results in WORK/bytes.tsv)
 Environment: BENCH_HYPERFINE (default hyperfine: the sid root has none, pieces.py stages the
 host's).
 
@@ -47,7 +50,7 @@ import sys
 import time
 from pathlib import Path
 
-from . import kernels
+from . import kernels, pieces_bytes, pieces_project
 
 STACKS = {  # prefix arguments, clang++ in the prefix, A, B, C
     "debian12": (["--llvm", "15"], "llvm/bin/clang++", "gfx908", "gfx90a", "gfx1030"),
@@ -123,12 +126,16 @@ class Stack:
             del os.environ[k]
         os.environ["XDG_CACHE_HOME"] = str(self.W / "xdg")  # the shim's memos and the pieces' check verdict
         self.seed = int(time.time()) % 100000 * 100
+        self.src = Path(__file__).resolve().parents[3]  # the checkout (scripts/)
 
     def say(self, text):
         print(f"bench-pieces: {self.stack}: {text}", file=sys.stderr, flush=True)
 
     def die(self, text):
         raise SystemExit(f"bench-pieces: {self.stack}: error: {text}")
+
+    def append_tsv(self, name, *fields):
+        append(self.W / name, *fields)
 
     def compile(self, d, kernel, nonce, targets, env=None, device_only=False, only=None):
         """k.hip (new) and one compile in D by the prefix's clang++ with ENV added: its wall seconds.
@@ -264,18 +271,28 @@ class Stack:
                  ("warmup", " ".join(map(str, piece_counts(self.W / "cache-warmup"))))]
         (self.W / "info").write_text("".join(f"{k}\t{v}\n" for k, v in lines))
 
-    def main(self, rounds):
-        for f in ("times.tsv", "pieces.tsv", "cmp.tsv", "hitcounts.tsv"):
+    def setup(self):
+        """The prefix, installed with ccache, and the first split of its toolchain (its one-step check,
+        kept in XDG_CACHE_HOME)."""
+        for f in ("times.tsv", "pieces.tsv", "cmp.tsv", "hitcounts.tsv", "project.tsv", "bytes.tsv"):
             (self.W / f).write_text("")
-        src = Path(__file__).resolve().parents[3]
-        self.run_logged([src / "scripts" / "make-rocm-prefix", self.P, *self.prefix_args], self.W / "make-prefix.log",
-                        "make-rocm-prefix")
+        self.run_logged([self.src / "scripts" / "make-rocm-prefix", self.P, *self.prefix_args],
+                        self.W / "make-prefix.log", "make-rocm-prefix")
         self.run_logged([self.shimctl, "install", self.P, "--cache", "ccache", "--cache-dir", self.W / "cache-install"],
                         self.W / "install.log", "shimctl install")
-        # the first split of this toolchain: its one-step check, kept in XDG_CACHE_HOME
         self.shim_step("small", "warmup", 0, self.W / "warmup", self.W / "cache-warmup", self.seed, [self.A, self.B])
         self.info()
+
+    def main(self, rounds, bytes_kernels=(), bytes_counts=()):
+        self.setup()
+        if bytes_kernels:
+            pieces_bytes.measure(self, bytes_kernels, bytes_counts)
         for k in self.kernels:
+            if k == "project":
+                project = pieces_project.Project(self)
+                for r in range(1, rounds + 1):
+                    project.one_round(r)
+                continue
             for r in range(1, rounds + 1):
                 self.one_round(k, r)
             self.whole_hit(k, rounds)
@@ -286,12 +303,13 @@ class Stack:
 
 
 def main(argv):
-    if len(argv) != 6 or argv[0] not in STACKS:
+    if len(argv) not in (6, 8) or argv[0] not in STACKS:
         raise SystemExit(f"usage: python3 -m bench.pieces_stack {{{'|'.join(STACKS)}}} WORK SHIMCTL ROUNDS KERNELS "
-                         "HIT-RUNS")
-    stack, work, shimctl, rounds, kernel_list, hit_runs = argv
+                         "HIT-RUNS [BYTES-KERNELS BYTES-TARGETS]")
+    stack, work, shimctl, rounds, kernel_list, hit_runs = argv[:6]
+    bytes_kernels, bytes_counts = (argv[6].split(), [int(n) for n in argv[7].split()]) if len(argv) == 8 else ((), ())
     Path(work).mkdir(parents=True, exist_ok=True)
-    Stack(stack, work, shimctl, kernel_list.split(), int(hit_runs)).main(int(rounds))
+    Stack(stack, work, shimctl, kernel_list.split(), int(hit_runs)).main(int(rounds), bytes_kernels, bytes_counts)
 
 
 if __name__ == "__main__":
