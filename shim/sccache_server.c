@@ -15,10 +15,14 @@
  * When no server of the user's answers, the shim starts one with `sccache --start-server` in the
  * cache tool's environment, one shim at a time (a lock beside the socket, in the private
  * directory: the shim creates no file in the prefix), marked with SHIMCTL_SCCACHE_SERVER_OF so
- * that rollback can find and stop it; a start that failed quickly is tried once more. When that
+ * that rollback can find and stop it. The team store goes into its environment only when it
+ * answers right then (store_fit_for_start); else the local-only twin starts in the background,
+ * the compile waiting a moment for it (server_came_up), and a server the user named is not
+ * started (the compile runs uncached). A start that failed quickly is tried once more. When that
  * fails too the compile runs uncached: sccache's own client would fail it after its 10 s startup
  * timeout (mozilla/sccache #317, #340). */
 #define _GNU_SOURCE
+#include "cache_tool.h"
 #include "shim.h"
 
 #include <arpa/inet.h>
@@ -331,8 +335,9 @@ static bool locked_start(const char* sccache,
 }
 
 /* The local-only server (the store is out, store_health.c) is started by a detached grandchild
- * of this shim while this compile runs uncached: a compile that would wait for the start (about
- * 2 s for sccache 0.17) runs uncached in that time instead. None when one is starting. */
+ * of this shim, so that no compile ever waits on a start that hangs or takes long (sccache's
+ * client waits up to 10 s); the compile waits for it a little (server_came_up) and else runs
+ * uncached. None when one is starting. */
 static void start_in_background(const char* sccache,
                                 char** env,
                                 size_t env_count,
@@ -368,6 +373,77 @@ static void start_in_background(const char* sccache,
     continue;
 }
 
+/* How long a compile waits for the local-only server that start_in_background starts: sccache
+ * 0.17 starts one (no store: nothing to ask) in 15-25 ms on the 2-core test machine under a load
+ * of 11, and the compile's way through it is the hit from the local tier (an uncached compile is
+ * no hit: the inner compiles of hipcc's driver go to the cache with keys of their own). */
+#define SCCACHE_LOCAL_ONLY_WAIT_MS 1000
+#define SCCACHE_LOCAL_ONLY_POLL_MS 10
+
+/* After start_in_background: true once the server at SOCKET_PATH (else PORT) answers, polled
+ * every SCCACHE_LOCAL_ONLY_POLL_MS for up to SCCACHE_LOCAL_ONLY_WAIT_MS; false at once when its
+ * start failed less than SCCACHE_START_RETRY_SECONDS ago (no start is under way then). */
+static bool server_came_up(const char* socket_path, unsigned port) {
+  char memo[PATH_MAX];
+  size_t len = concat(memo, sizeof memo, private_dir, "/", NULL);
+  bool memo_named =
+    private_dir[0] && instance[0] &&
+    shimctl_sccache_file_name(memo, sizeof memo, len, instance, ".failed") < sizeof memo;
+  for (int waited = 0;; waited += SCCACHE_LOCAL_ONLY_POLL_MS) {
+    if (port ? shimctl_tcp_listener(port) == SHIMCTL_LISTENER_MINE : socket_answers(socket_path))
+      return true;
+    if (waited >= SCCACHE_LOCAL_ONLY_WAIT_MS || (memo_named && start_failed_recently(memo)))
+      return false;
+    struct timespec pause = { 0, SCCACHE_LOCAL_ONLY_POLL_MS * 1000000L };
+    while (nanosleep(&pause, &pause) != 0 && errno == EINTR)
+      continue;
+  }
+}
+
+/* Whether the user's server at SOCKET_PATH (else PORT) answers; for a port another user listens
+ * on, *WHY says so and the answer is SERVER_OTHERS. */
+enum server_answer { SERVER_NONE, SERVER_MINE, SERVER_OTHERS };
+static enum server_answer server_answers(const char* socket_path, unsigned port, const char** why) {
+  if (!port)
+    return socket_answers(socket_path) ? SERVER_MINE : SERVER_NONE;
+  enum shimctl_listener who = shimctl_tcp_listener(port);
+  if (who == SHIMCTL_LISTENER_OTHER)
+    *why = "another user listens on its port";
+  return who == SHIMCTL_LISTENER_OTHER  ? SERVER_OTHERS
+         : who == SHIMCTL_LISTENER_MINE ? SERVER_MINE
+                                        : SERVER_NONE;
+}
+
+/* ENV names the shim's own server (sccache_server_entry), not one of the user's choosing. */
+static bool own_server_in(char* const env[]) {
+  const char* own = server_entry[0] ? strchr(server_entry, '=') + 1 : NULL;
+  return own && (own == env_value(env, "SCCACHE_SERVER_UDS=") ||
+                 own == env_value(env, "SCCACHE_SERVER_PORT="));
+}
+
+/* No server answers, and one is to start with the team store in its environment: sccache 0.17
+ * asks its store as it starts, and its client gives up after 10 s (a store that hangs, one that
+ * is gone). So the store must answer now, not only when the memo was written: in a new mount
+ * namespace (a new container) no server of the namespace runs yet, however fresh the memo's
+ * "healthy" (issue 44: 11.5 s for a warm object). True when the store answers or ENV has none.
+ * Out, and ENV (cache_env) names the shim's own server: the store leaves ENV as decide_store_use
+ * would have left it out, and the server entry names the local-only twin (true, *SWITCHED). Out,
+ * and the server is one the user named (verify's compiles name the shim's own path in their
+ * environment), which keeps its store: false, the compile runs uncached. */
+static bool store_fit_for_start(char** env, size_t* env_count, bool* switched) {
+  *switched = false;
+  if ((store_left_out && !store_behind_server) || store_answers_before_start())
+    return true;
+  if (env != cache_env || !own_server_in(env))
+    return env_is("SHIMCTL_STRICT", "1"); /* strict: started as before, waited on */
+  const char* problem;
+  (void)shim_cache_tool()->leave_store_out(); /* sccache's only drops entries */
+  *env_count = cache_env_count;
+  /* Rewrites server_entry, which ENV holds, in place; it cannot fail where it just did not. */
+  *switched = sccache_server_entry(&problem) != NULL;
+  return *switched;
+}
+
 bool sccache_server_ready(const char* sccache, char** env, size_t env_count, const char** why) {
   *why = "its --start-server failed";
   /* The user's own SCCACHE_SERVER_UDS or port too: a server that does not answer there is
@@ -377,23 +453,28 @@ bool sccache_server_ready(const char* sccache, char** env, size_t env_count, con
   unsigned port = socket_path ? 0 : port_in(env);
   if (!socket_path && port == 0)
     port = SHIMCTL_SCCACHE_DEFAULT_PORT;
-  if (port) {
-    enum shimctl_listener who = shimctl_tcp_listener(port);
-    if (who == SHIMCTL_LISTENER_OTHER) {
-      *why = "another user listens on its port";
-      return false;
-    }
-    if (who == SHIMCTL_LISTENER_MINE)
-      return true;
-  } else if (socket_answers(socket_path)) {
-    return true;
-  }
+  enum server_answer answer = server_answers(socket_path, port, why);
+  if (answer != SERVER_NONE)
+    return answer == SERVER_MINE;
   if (!instance[0] && shim.config.sccache_server.key) { /* a port of the user's own choosing */
     (void)shimctl_private_runtime_dir(private_dir, sizeof private_dir);
     name_instance(false, store_left_out);
   }
+  bool switched;
+  if (!store_fit_for_start(env, &env_count, &switched)) {
+    *why = "the team store is out, and that server would wait on it as it starts";
+    return false;
+  }
+  if (switched) { /* the local-only twin's, which may run */
+    socket_path = env_value(env, "SCCACHE_SERVER_UDS=");
+    port = socket_path ? 0 : port_in(env);
+    if ((answer = server_answers(socket_path, port, why)) != SERVER_NONE)
+      return answer == SERVER_MINE;
+  }
   if (store_left_out && !store_behind_server && !env_is("SHIMCTL_STRICT", "1")) {
     start_in_background(sccache, env, env_count, port, socket_path);
+    if (server_came_up(socket_path, port))
+      return true;
     *why = "its local-only server is starting (the team store is out)";
     return false;
   }

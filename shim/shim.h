@@ -110,6 +110,11 @@ extern bool store_behind_server;
 /* Decides store_left_out from the memo of the config's store line, asking the store when the
  * verdict is due (at most SHIMCTL_STORE_PROBE_MS). False without a store line. */
 bool decide_store_use(void);
+/* Before a server starts with the store in its environment (sccache checks the store as it
+ * starts): the store asked again (a probe another compile made while this one waited for it
+ * counts; an out verdict holds through its cool-down); out: store_left_out, and false (the caller
+ * leaves the store out of the environment). */
+bool store_answers_before_start(void);
 /* store_probe.c: asks the config's store whether it answers (formats/store_health.h: its probe),
  * within SHIMCTL_STORE_PROBE_MS: NULL when it does, else what went wrong, in words (static). */
 const char* probe_store(void);

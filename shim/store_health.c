@@ -82,14 +82,25 @@ static bool verdict_holds(const struct shimctl_store_health* h,
   return h->out ? now < h->until : memo_age_ms() < fresh_ms;
 }
 
+/* FRESH_MS for store_in_use: only a verdict written since the call began holds (a probe of a
+ * compile that this one waited for), not an older "healthy". */
+#define FRESH_SINCE_CALL (-1)
+
+static long long realtime_ms(void) {
+  struct timespec now;
+  clock_gettime(CLOCK_REALTIME, &now);
+  return (long long)now.tv_sec * 1000 + now.tv_nsec / 1000000;
+}
+
 /* The store's verdict for a compile: the memo's while it holds (verdict_holds), else a probe's,
  * by one compile at a time: the others wait for its answer (at most SHIMCTL_STORE_PROBE_MS).
  * True: the store is in use. */
 static bool store_in_use(long long fresh_ms) {
   struct shimctl_store_health h;
   unsigned long long now = (unsigned long long)time(NULL);
+  long long began = fresh_ms == FRESH_SINCE_CALL ? realtime_ms() : 0;
   bool known = read_memo(&h);
-  if (known && verdict_holds(&h, now, fresh_ms))
+  if (known && verdict_holds(&h, now, fresh_ms == FRESH_SINCE_CALL ? 0 : fresh_ms))
     return !h.out;
   char lock_path[PATH_MAX];
   if (concat(lock_path, sizeof lock_path, memo_path, ".lock", NULL) >= sizeof lock_path)
@@ -100,6 +111,8 @@ static bool store_in_use(long long fresh_ms) {
       close(lock);
     return !known || !h.out;
   }
+  if (fresh_ms == FRESH_SINCE_CALL)
+    fresh_ms = realtime_ms() - began;
   if (read_memo(&h) && verdict_holds(&h, now, fresh_ms)) {
     close(lock); /* answered while we took the lock */
     return !h.out;
@@ -143,6 +156,17 @@ bool decide_store_use(void) {
   if (shim.trace && store_left_out)
     say("store ", shim.config.store.address, " is out: compiling without it", NULL);
   return store_left_out;
+}
+
+bool store_answers_before_start(void) {
+  if (store_left_out || !name_memo())
+    return !store_left_out;
+  /* A server's start is rare (once per namespace and configuration) and waits up to 10 s on a
+   * store that stopped answering since the memo was written, however recently: asked again. */
+  store_left_out = !store_in_use(FRESH_SINCE_CALL);
+  if (shim.trace && store_left_out)
+    say("store ", shim.config.store.address, " is out: its server starts without it", NULL);
+  return !store_left_out;
 }
 
 bool store_watched(void) {
