@@ -267,6 +267,9 @@ public:
   bool runs_a_jobserver() const override {
     return false;
   }
+  bool server_start_waits_on_store() const override {
+    return false;
+  }
 };
 
 } // namespace

@@ -337,6 +337,9 @@ public:
   bool runs_a_jobserver() const override {
     return true;
   }
+  bool server_start_waits_on_store() const override {
+    return true;
+  }
 };
 
 } // namespace

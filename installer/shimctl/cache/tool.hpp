@@ -209,6 +209,10 @@ public:
   // It runs compiles under a jobserver of its own: a compile that runs pieces through it hands
   // its slot back while they run (pieces/lent_slot.hpp).
   [[nodiscard]] virtual bool runs_a_jobserver() const = 0;
+  // Asking its team store means starting a server that waits on the store as it starts (sccache:
+  // up to 10 s on a store that hangs), not one call's bounded wait (ccache's operation timeout):
+  // verify asks no store that the user's compiles found out.
+  [[nodiscard]] virtual bool server_start_waits_on_store() const = 0;
 };
 
 // The tools this shimctl knows, in --help order; the first is the default.

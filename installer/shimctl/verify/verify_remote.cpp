@@ -1,7 +1,9 @@
 #include <algorithm>
+#include <ctime>
 #include <shimctl/cache/cache_backend.hpp>
 #include <shimctl/cache/secrets.hpp>
 #include <shimctl/cache/shim_config.hpp>
+#include <shimctl/cache/store_health.hpp>
 #include <shimctl/util/process.hpp>
 #include <shimctl/util/scratch.hpp>
 #include <shimctl/util/text.hpp>
@@ -164,6 +166,26 @@ void verify_remote(const core::Manifest& m, const VerifyOptions& options, std::v
   auto probe = pick_probe(m, options);
   if (!probe.compiler)
     return;
+  // A store this user's compiles found out (the shim's memo, shim/store_health.c: verify's own
+  // compiles through the shim, just before, asked it if its cool-down had ended) is not asked
+  // again where asking starts a server with the store (sccache: each round starts one, and
+  // 0.17's start waits up to 10 s on a store that hangs). The memo's row (verify_store_health)
+  // says what failed. ccache asks in one call with a bounded wait: asked, "unreachable".
+  if (auto store = cache::store_probe(m.cache.remote);
+      store && cache::tool_of(m.cache).server_start_waits_on_store()) {
+    auto health = cache::read_store_health(*store);
+    auto now = static_cast<unsigned long long>(std::time(nullptr));
+    if (health && health->out) {
+      out.push_back({ "remote",
+                      url,
+                      Outcome::warn,
+                      fmt::format("remote storage {} is out ({}): not asked; compiles use the "
+                                  "local cache",
+                                  url,
+                                  cache::store_failure_words(*health, now)) });
+      return;
+    }
+  }
   auto run_options = remote_environment(m, url, out);
   if (!run_options)
     return;
