@@ -145,10 +145,11 @@ static const char* cache_dir(const struct shim_cache_tool* tool) {
 /* Under `shimctl measure`: the cache directory this call hands to TOOL (formats/measure.h). */
 static void record_cache_dir(const struct shim_cache_tool* tool) {
   const char* log = measure_log();
+  if (!log) /* not measuring: the exec path looks up nothing more */
+    return;
   const char* dir = cache_dir(tool);
   char body[PATH_MAX + 64];
-  if (log && dir && dir[0] == '/' &&
-      concat(body, sizeof body, tool->kind, " ", dir, NULL) < sizeof body)
+  if (dir && dir[0] == '/' && concat(body, sizeof body, tool->kind, " ", dir, NULL) < sizeof body)
     append_measure_record(log, SHIMCTL_MEASURE_CACHE_DIR, body);
 }
 
