@@ -6,6 +6,7 @@
 #ifndef SHIMCTL_FORMATS_H
 #define SHIMCTL_FORMATS_H
 
+#include "formats/cache_call.h"
 #include "formats/config.h"
 #include "formats/cuid.h"
 #include "formats/env_defaults.h"

@@ -228,6 +228,7 @@ static int through_cache(const struct shim_cache_tool* tool,
     record_not_sent(SHIMCTL_NOT_SENT_SHIM_LIMITS);
     exec_original(real, compiler->name, args);
   }
+  push_cache_call_entry(call, starts_with(base_name(compiler->name), "hipcc"));
   const char* unwritable = unwritable_cache_dir(cache_dir(tool));
   if (unwritable) { /* checked first: an sccache server would not start there */
     refusal = (struct tool_refusal){ "cache-dir-unwritable",
@@ -270,6 +271,8 @@ int main(int argc, char** argv) {
       struct call_traits nested = traits_of(argc, argv, NULL, NULL);
       record_miss(&nested, argc, argv); /* a miss whose record was asked for */
       mark_piece_compiled(&nested);
+      if (looks_up_only(&nested))
+        return 1; /* an earlier target set's object asked for (derive.hpp): a miss stores nothing */
       compile_pieces(
         real, compiler, &nested, argc, argv, compiler_for_cache(argv0, invoked, known));
       hand_off_device_link(real, &nested, argc, argv);

@@ -64,6 +64,39 @@ void mark_piece_compiled(const struct call_traits* call) {
     close(fd);
 }
 
+/* SHIMCTL_CACHE_CALL (formats/cache_call.h) in the cache tool's environment for CALL, a HIP
+ * compile naming a GPU target: cache_argv after the tool's path. Nothing when it does not apply or
+ * fit (the object is then not derived, only compiled). */
+void push_cache_call_entry(const struct call_traits* call, bool hipcc) {
+  static char entry[sizeof SHIMCTL_CACHE_CALL_VAR + SHIMCTL_CACHE_CALL_MAX];
+  if (!shim.config.pieces_helper || call->gpu_targets == 0 || !compiles_hip(call, hipcc))
+    return;
+  size_t n = concat(entry, sizeof entry, SHIMCTL_CACHE_CALL_VAR "=", NULL);
+  for (size_t i = 1; cache_argv[i]; i++) {
+    size_t len = strlen(cache_argv[i]);
+    if (memchr(cache_argv[i], SHIMCTL_CACHE_CALL_SEPARATOR, len) || n + len + 2 > sizeof entry)
+      return;
+    if (i > 1)
+      entry[n++] = SHIMCTL_CACHE_CALL_SEPARATOR;
+    memcpy(entry + n, cache_argv[i], len);
+    n += len;
+  }
+  entry[n] = '\0';
+  long at = find_env(SHIMCTL_CACHE_CALL_VAR "=", sizeof SHIMCTL_CACHE_CALL_VAR);
+  if (at >= 0)
+    cache_env[at] = entry;
+  else if (push_env(entry))
+    cache_env[cache_env_count] = NULL;
+}
+
+/* `shimctl compile-pieces` asks the cache tool for an earlier target set's object with
+ * SHIMCTL_LOOKUP_ONLY=1 (installer/shimctl/pieces/derive.hpp): the compile it runs on a miss
+ * compiles nothing and fails, so that the tool stores nothing. */
+bool looks_up_only(const struct call_traits* call) {
+  return call->kind == CALL_COMPILE && getenv("SHIMCTL_PIECE_MARK") &&
+         env_is("SHIMCTL_LOOKUP_ONLY", "1");
+}
+
 /* A piece's device-only compile under ccache's depend mode names its depfile as `-MF F`
  * (compile-pieces, piece_compile.cpp): clang-17 and later write none for a device-only compile
  * (the driver drops -MF and warns), and ccache would then compile again. The device cc1 gets it

@@ -250,6 +250,9 @@ void compile_pieces(const char* real,
                     char* for_cache);
 /* A piece's compile that the cache tool runs (a miss): marks SHIMCTL_PIECE_MARK. */
 void mark_piece_compiled(const struct call_traits* call);
+bool looks_up_only(const struct call_traits* call);
+/* SHIMCTL_CACHE_CALL for a HIP compile, into cache_env (formats/cache_call.h). */
+void push_cache_call_entry(const struct call_traits* call, bool hipcc);
 /* A piece's device-only compile with `-MF F`: the arguments with `-Xclang -dependency-file
  * -Xclang F` in its place (in cache_argv), for depend mode; else ARGV. */
 char** piece_depfile_arguments(const struct call_traits* call, int argc, char** argv);

@@ -32,6 +32,9 @@ pz_prefix() {
   export CCACHE_DIR=$TEST_DIR/ccache
   export XDG_CACHE_HOME=$SUITE_TMP/xdg-$1
   mkdir -p "$XDG_CACHE_HOME"
+  # The stored pieces (each target's device code and the host half kept apart): what these suites
+  # test; the default without -fgpu-rdc derives objects from earlier ones (pz_case_derive).
+  export SHIMCTL_PIECES_STORE=1
 }
 
 # pz_use hipcc | clang: PZ_CC = the compile command of this test (through the installed shims):
@@ -461,6 +464,63 @@ pz_case_kernel_less() {
   for f in h.o h.d k.o k.d; do expect_same_file "$TEST_DIR/kl-3/ref.$f" "$TEST_DIR/kl-3/$f"; done
   pz_ref "$TEST_DIR/kl-2" h.o "${flags[@]}" $(targets "$a,$b") -MD -MT h.o -MF h.d -c h.hip -o h.o
   expect_same_file "$TEST_DIR/kl-2/ref.h.o" "$TEST_DIR/kl-2/h.o"
+}
+
+# derived_in DIR: "FROM:COMPILED" of DIR/trace's derived object ("A,B:C"; COMPILED "nothing"),
+# "FROM:alone" for a kernel-less TU's, or "".
+derived_in() {
+  sed -n -e 's/^shimctl-shim: pieces: object derived from the \([^ ]*\) object: compiled \(.*\)$/\1:\2/p' \
+    -e 's/^shimctl-shim: pieces: object: the \([^ ]*\) object as it is (the TU registers no kernel)$/\1:alone/p' "$1/trace"
+}
+
+# cache_entries [CACHE DIR]: how many files ccache keeps (results and manifests; 4.7 names them
+# ...R and ...M, 4.14 otherwise), its statistics, tmp/ and shimctl's counters left out.
+cache_entries() {
+  find "${1:-$CCACHE_DIR}" -path "${1:-$CCACHE_DIR}/tmp" -prune -o -type f ! -name stats \
+    ! -name CACHEDIR.TAG ! -name 'shimctl-*' ! -name '*.lock' ! -name '*.conf' -print | wc -l
+}
+
+# pz_case_derive A B C: the default without -fgpu-rdc (no SHIMCTL_PIECES_STORE): whole objects
+# only, each kept once. The corpus and a kernel-less TU for A,B (nothing to derive from: whole),
+# then from another directory for A,B,C: derived from the A,B objects (C compiled; the kernel-less
+# TU's object is the A,B one as it is), the first derived object checked; A,C from a third
+# directory derives from A,B,C and compiles nothing; a changed header finds no earlier object.
+# ccache keeps as many files for the 4 objects as for the first 2 twice over, no piece; every object and
+# depfile equals the uncached compile's.
+pz_case_derive() {
+  local a=$1 b=$2 c=$3 d f flags=(-O3 -DNDEBUG -std=c++17)
+  unset SHIMCTL_PIECES_STORE
+  for d in dv-2 dv-3 dv-ac dv-hdr; do host_only "$TEST_DIR/$d" && corpus "$TEST_DIR/$d"; done
+  local k=(-MD -MT k.o -MF k.d -c k.hip -o k.o) h=(-MD -MF h.d -c h.hip -o h.o)
+  pz_compile "$TEST_DIR/dv-2" "${flags[@]}" $(targets "$a,$b") "${h[@]}"
+  expect_eq "no earlier target set of this TU to derive its object from" "$(whole_in "$TEST_DIR/dv-2")" "kernel-less TU, A,B"
+  pz_compile "$TEST_DIR/dv-2" "${flags[@]}" $(targets "$a,$b") "${k[@]}"
+  expect_eq "no earlier target set of this TU to derive its object from" "$(whole_in "$TEST_DIR/dv-2")" "kernel TU, A,B"
+  local two_objects; two_objects=$(cache_entries)
+  [ "$two_objects" -gt 0 ] || fail "ccache kept no file for two whole objects"
+  pz_compile "$TEST_DIR/dv-3" "${flags[@]}" $(targets "$a,$b,$c") "${h[@]}"
+  expect_eq "$a,$b:alone" "$(derived_in "$TEST_DIR/dv-3")" "kernel-less TU, A,B,C"
+  pz_compile "$TEST_DIR/dv-3" "${flags[@]}" $(targets "$a,$b,$c") "${k[@]}"
+  expect_eq "$a,$b:$c" "$(derived_in "$TEST_DIR/dv-3")" "kernel TU, A,B,C"
+  expect_checked "$TEST_DIR/dv-3"
+  expect_eq "" "$(pieces_in "$TEST_DIR/dv-3")$(host_in "$TEST_DIR/dv-3")" "pieces through the cache"
+  expect_eq $((2 * two_objects)) "$(cache_entries)" "ccache's files after four whole objects (no piece)"
+  pz_compile "$TEST_DIR/dv-ac" "${flags[@]}" $(targets "$a,$c") "${k[@]}"
+  expect_eq "$a,$b,$c:nothing" "$(derived_in "$TEST_DIR/dv-ac")" "kernel TU, A,C"
+  grep -q 'checked against' "$TEST_DIR/dv-ac/trace" && fail "the second derived object was checked again"
+  grep -qx 'derived 3' "$CCACHE_DIR/shimctl-pieces" || fail "no derived 3 in the counters: $(xargs <"$CCACHE_DIR/shimctl-pieces")"
+  grep -qx 'target_compiled 1' "$CCACHE_DIR/shimctl-pieces" || fail "no target_compiled 1 in the counters"
+  pz_ref "$TEST_DIR/dv-3" h.o,h.d "${flags[@]}" $(targets "$a,$b,$c") "${h[@]}"
+  pz_ref "$TEST_DIR/dv-3" k.o,k.d "${flags[@]}" $(targets "$a,$b,$c") "${k[@]}"
+  for f in h.o h.d k.o k.d; do expect_same_file "$TEST_DIR/dv-3/ref.$f" "$TEST_DIR/dv-3/$f"; done
+  pz_ref "$TEST_DIR/dv-ac" k.o,k.d "${flags[@]}" $(targets "$a,$c") "${k[@]}"
+  for f in k.o k.d; do expect_same_file "$TEST_DIR/dv-ac/ref.$f" "$TEST_DIR/dv-ac/$f"; done
+  # A header the earlier objects did not see: their lookups miss, the object is compiled whole.
+  printf '#define CORPUS_SCALE 9\n' >"$TEST_DIR/dv-hdr/corpus.h"
+  pz_compile "$TEST_DIR/dv-hdr" "${flags[@]}" $(targets "$a,$b,$c") "${k[@]}"
+  expect_eq "no earlier target set's object of this TU in the cache" "$(whole_in "$TEST_DIR/dv-hdr")" "a changed header"
+  pz_ref "$TEST_DIR/dv-hdr" k.o "${flags[@]}" $(targets "$a,$b,$c") "${k[@]}"
+  expect_same_file "$TEST_DIR/dv-hdr/ref.k.o" "$TEST_DIR/dv-hdr/k.o"
 }
 
 # pz_case_one_target A B: a one-target compile runs whole by default (a build that never changes

@@ -174,6 +174,15 @@ std::string status_text(const commands::StatusReport& r) {
                        pieces::count_of(r.pieces, pieces::piece_miss),
                        pieces::count_of(r.pieces, pieces::split_compile));
   }
+  if (auto derived = pieces::count_of(r.pieces, pieces::derived); derived) {
+    auto hit = pieces::count_of(r.pieces, pieces::lookup_hit);
+    out += fmt::format("derived:     {} objects from an earlier target set's ({} targets compiled; "
+                       "{} of {} lookups hit)\n",
+                       derived,
+                       pieces::count_of(r.pieces, pieces::target_compiled),
+                       hit,
+                       hit + pieces::count_of(r.pieces, pieces::lookup_miss));
+  }
   out += budget_text(r);
   if (const auto& links = r.device_links;
       !r.links_apply && (!links.counts.empty() || links.entries))

@@ -50,7 +50,8 @@ std::vector<ElfSection> elf_sections(const std::string& image) {
   return sections;
 }
 
-// The bytes of section NAME in the ELF64 object IMAGE; nullopt when it has none.
+} // namespace
+
 std::optional<std::string> elf_section(const std::string& image, std::string_view name) {
   for (const auto& section : elf_sections(image)) {
     const auto& h = section.header;
@@ -62,6 +63,8 @@ std::optional<std::string> elf_section(const std::string& image, std::string_vie
   }
   return std::nullopt;
 }
+
+namespace {
 
 // SHT_LLVM_ADDRSIG: the address-significance table, linked to .symtab (not in glibc's elf.h).
 constexpr Elf64_Word section_type_llvm_addrsig = 0x6fff4c03;
@@ -112,14 +115,18 @@ std::string changed_section(const std::string& half, const std::string& out) {
 
 } // namespace
 
+std::string toolchain_objcopy(const std::string& real) {
+  auto slash = real.rfind('/');
+  if (slash == std::string::npos)
+    return {};
+  std::string objcopy = real.substr(0, slash + 1) + "llvm-objcopy";
+  return ::access(objcopy.c_str(), X_OK) == 0 ? objcopy : std::string();
+}
+
 std::string host_half_objcopy(const PieceRequest& request, const OffloadCall& call) {
   if (!call.host_half_reason.empty() || !request.tool->caches_host_half())
     return {};
-  auto slash = request.real.rfind('/');
-  if (slash == std::string::npos)
-    return {};
-  std::string objcopy = request.real.substr(0, slash + 1) + "llvm-objcopy";
-  return ::access(objcopy.c_str(), X_OK) == 0 ? objcopy : std::string();
+  return toolchain_objcopy(request.real);
 }
 
 std::string host_half_verdict_kind(const std::string& objcopy) {
@@ -183,13 +190,20 @@ std::string reassemble_object(const std::string& objcopy,
       return "cannot pad the bundle as the host compile would";
     fatbin = scratch.file("bundle-padded.hipfb");
   }
-  auto run = util::run({ objcopy, "--update-section", ".hip_fatbin=" + fatbin, half, output });
+  return replace_fatbin(objcopy, half, fatbin, output);
+}
+
+std::string replace_fatbin(const std::string& objcopy,
+                           const std::string& object,
+                           const std::string& fatbin,
+                           const std::string& output) {
+  auto run = util::run({ objcopy, "--update-section", ".hip_fatbin=" + fatbin, object, output });
   if (!run || !run->ok())
-    return "llvm-objcopy could not put the bundle into the host half";
-  auto half_image = util::read_text_file(half);
-  if (!mend_addrsig_link(half_image, util::read_text_file(output), output))
+    return "llvm-objcopy could not put the bundle into the object";
+  auto before = util::read_text_file(object);
+  if (!mend_addrsig_link(before, util::read_text_file(output), output))
     return "cannot mend the .llvm_addrsig link llvm-objcopy dropped";
-  if (auto changed = changed_section(half_image, util::read_text_file(output)); !changed.empty())
+  if (auto changed = changed_section(before, util::read_text_file(output)); !changed.empty())
     return "llvm-objcopy changed the header of " + changed;
   return {};
 }

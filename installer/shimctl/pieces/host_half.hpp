@@ -6,6 +6,7 @@
 // llvm-objcopy, beside its clang). The fixed -cuid= the shim gives every HIP compile makes the
 // half the same for every target set. Checked against a one-step compile once per toolchain.
 #pragma once
+#include <optional>
 #include <shimctl/pieces/offload_call.hpp>
 #include <shimctl/pieces/piece_request.hpp>
 #include <shimctl/util/scratch.hpp>
@@ -13,6 +14,9 @@
 #include <vector>
 
 namespace shimctl::pieces {
+
+// The llvm-objcopy beside the compiler REAL (its own toolchain's), or "" when there is none.
+[[nodiscard]] std::string toolchain_objcopy(const std::string& real);
 
 // The llvm-objcopy that reassembles CALL's object from its host half, or "" when the host half
 // cannot be cached apart (-fgpu-rdc, a depfile spelled otherwise, no llvm-objcopy, sccache).
@@ -41,5 +45,17 @@ namespace shimctl::pieces {
                                             const std::string& bundle,
                                             const util::ScratchDir& scratch,
                                             const std::string& output);
+
+// OUTPUT: OBJECT with FATBIN (a file: a bundle, padded as the host compile pads it) as its
+// .hip_fatbin, by OBJCOPY, its section headers otherwise unchanged (the .llvm_addrsig link that
+// llvm-objcopy 15/16 drop put back); "" or why not.
+[[nodiscard]] std::string replace_fatbin(const std::string& objcopy,
+                                         const std::string& object,
+                                         const std::string& fatbin,
+                                         const std::string& output);
+
+// The bytes of section NAME in the ELF64 object IMAGE; nullopt when it has none.
+[[nodiscard]] std::optional<std::string> elf_section(const std::string& image,
+                                                     std::string_view name);
 
 } // namespace shimctl::pieces

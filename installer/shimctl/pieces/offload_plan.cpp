@@ -40,4 +40,13 @@ std::string bundle_entry_target(std::string_view entry) {
   return std::string(entry);
 }
 
+std::string plan_kind(const OffloadPlan& plan) {
+  if (plan.driver == OffloadDriver::old_driver)
+    return plan.rdc ? "rdc" : "objects";
+  // As the call asks the wrapper; its bundler is checked to agree once the dry run is back.
+  bool compressed = std::ranges::find(plan.wrapper, "--compress") != plan.wrapper.end();
+  return std::string("new-driver ") + (plan.rdc ? "rdc" : "objects") +
+         (compressed ? " compressed" : "");
+}
+
 } // namespace shimctl::pieces

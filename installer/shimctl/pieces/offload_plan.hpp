@@ -41,4 +41,8 @@ struct OffloadPlan {
 // its target ID; "" for the host's entry ("host-...") or an unknown kind.
 [[nodiscard]] std::string bundle_entry_target(std::string_view entry);
 
+// What a first split's verdict is kept for: the kind of PLAN ("objects", "rdc", "new-driver
+// objects compressed", ...).
+[[nodiscard]] std::string plan_kind(const OffloadPlan& plan);
+
 } // namespace shimctl::pieces

@@ -6,6 +6,7 @@
 #include <map>
 #include <optional>
 #include <shim/formats.h>
+#include <shimctl/pieces/derive.hpp>
 #include <shimctl/pieces/host_half.hpp>
 #include <shimctl/pieces/lent_slot.hpp>
 #include <shimctl/pieces/new_driver.hpp>
@@ -18,6 +19,7 @@
 #include <shimctl/pieces/piece_runs.hpp>
 #include <shimctl/pieces/piece_trace.hpp>
 #include <shimctl/pieces/piece_verdict.hpp>
+#include <shimctl/pieces/target_sets.hpp>
 #include <shimctl/pieces/wrapper_dry_run.hpp>
 #include <shimctl/util/job_lines.hpp>
 #include <shimctl/util/process.hpp>
@@ -56,38 +58,6 @@ void add_counts_of(const PieceRequest& request, const PieceCounts& counts) {
 
 namespace {
 
-// What the first split's verdict is kept for: the kind of plan.
-std::string plan_kind(const OffloadPlan& plan) {
-  if (plan.driver == OffloadDriver::old_driver)
-    return plan.rdc ? "rdc" : "objects";
-  // As the call asks the wrapper; its bundler is checked to agree once the dry run is back.
-  bool compressed = std::ranges::find(plan.wrapper, "--compress") != plan.wrapper.end();
-  return std::string("new-driver ") + (plan.rdc ? "rdc" : "objects") +
-         (compressed ? " compressed" : "");
-}
-
-// The bundler job and its inputs' order from the linker wrapper's dry run (WRAPPER) into PLAN.
-// "" or why the call runs whole.
-std::string take_wrapper_bundler(OffloadPlan& plan, WrapperJobs wrapper) {
-  if (!wrapper.whole_reason.empty())
-    return wrapper.whole_reason;
-  bool compresses = std::ranges::any_of(
-    wrapper.bundler, [](const std::string& arg) { return arg.starts_with("-compress"); });
-  if (compresses != (std::ranges::find(plan.wrapper, "--compress") != plan.wrapper.end()))
-    return "the linker wrapper's bundler compresses otherwise than its call asks";
-  plan.bundler = std::move(wrapper.bundler);
-  plan.bundle_inputs = std::move(wrapper.bundle_inputs);
-  return {};
-}
-
-// The new driver's pieces without -fgpu-rdc are images (piece_image.hpp): set the variable that
-// asks for one, and give them a key of their own, apart from a --cuda-device-only compile of the
-// same arguments (whose object differs). "" or why not.
-std::string image_piece_env(const PieceRequest& request, EnvChanges& env) {
-  env[piece_image_env] = "1";
-  return request.tool->key_apart(piece_image_key, env);
-}
-
 // Where the kind of pieces this toolchain's plan asked for is kept, for calls of CALL's kind
 // (-fgpu-rdc or not) with the same offload options (--[no-]offload-new-driver, --offload-compress):
 // "objects" (device objects), "images" (the new driver's, piece_image.hpp) or "whole" (no split).
@@ -108,18 +78,6 @@ std::optional<EnvChanges> early_piece_env(const PieceRequest& request, const std
   if (memo == "objects" || (memo == "images" && image_piece_env(request, env).empty()))
     return env;
   return std::nullopt;
-}
-
-// A first-time check's verdict (piece_verdict.hpp): where it is kept and what it says.
-struct Verdict {
-  VerdictPlace at;
-  std::string said;
-  // What the trace says when the check finds another object than the one-step compile's.
-  std::string_view differ_means;
-};
-
-Verdict verdict_of(const VerdictPlace& at, std::string_view differ_means) {
-  return Verdict{ at, read_verdict(at), differ_means };
 }
 
 // A split the driver's plan allows: the call, its plan with the bundler's inputs, the pieces'
@@ -256,30 +214,6 @@ std::string compile_the_pieces(const PieceRequest& request,
   return failed.empty() ? also_failed : failed;
 }
 
-// The first split of this toolchain (and the first object reassembled from a host half, and the
-// first host half alone): against its one-step compile, VERDICT kept. True when the object may
-// stand.
-bool first_split_checked(const PieceRequest& request,
-                         const OffloadCall& call,
-                         const Verdict& verdict,
-                         const util::ScratchDir& scratch,
-                         PieceCounts& counts) {
-  if (verdict.said == "same")
-    return true;
-  std::string one_step = scratch.file("one-step.o");
-  auto check = call.check_args;
-  check.push_back("-o");
-  check.push_back(one_step);
-  auto checked = run_compiler(request, check);
-  bool same = checked && checked->ok() && util::same_file_bytes(one_step, call.output);
-  counts[std::string(same ? checked_same : checked_differ)]++;
-  record_verdict(verdict.at, same);
-  trace(fmt::format("first split of this toolchain checked against its one-step compile: {}",
-                    same ? std::string("identical")
-                         : "DIFFERENT: " + std::string(verdict.differ_means)));
-  return same;
-}
-
 // The object from pieces, or why not.
 PieceResult split_compile_of(const PieceRequest& request) {
   auto scratch = util::ScratchDir::create("pieces");
@@ -289,6 +223,14 @@ PieceResult split_compile_of(const PieceRequest& request) {
   auto call = call_to_split(request, why);
   if (!call)
     return whole(why);
+  if (derives(*call)) {
+    PieceCounts counts;
+    auto derived = derive_object(request, *call, *scratch, counts);
+    add_counts_of(request, counts);
+    if (auto cache_call = cache_call_of(*call); !cache_call.empty())
+      remember_target_set(target_sets_file(request, *call), { call->targets, cache_call });
+    return derived;
+  }
   // A tool with a jobserver of its own: this compile's slot goes back while its pieces run there.
   bool lends = request.tool->runs_a_jobserver();
   std::optional<LentSlot> slot;

@@ -27,7 +27,7 @@ PieceCounts read_counts(const std::string& cache_dir) {
 }
 
 std::uint64_t tool_hits_of(const PieceCounts& counts) {
-  return count_of(counts, piece_hit) + count_of(counts, host_hit);
+  return count_of(counts, piece_hit) + count_of(counts, host_hit) + count_of(counts, lookup_hit);
 }
 
 std::uint64_t tool_misses_of(const PieceCounts& counts) {

@@ -24,6 +24,13 @@ inline constexpr std::string_view checked_same = "checked_same";     // first sp
 inline constexpr std::string_view checked_differ = "checked_differ"; // first split != one step
 inline constexpr std::string_view host_hit = "host_hit";             // a host half served
 inline constexpr std::string_view host_miss = "host_miss";           // a host half compiled
+// An object derived from an earlier target set's (derive.hpp), the lookups of that object
+// (counted by the cache tool: a hit as a hit, a miss as a failed compile) and the targets
+// compiled for it (stored nowhere but in the derived object).
+inline constexpr std::string_view derived = "derived";
+inline constexpr std::string_view lookup_hit = "lookup_hit";
+inline constexpr std::string_view lookup_miss = "lookup_miss";
+inline constexpr std::string_view target_compiled = "target_compiled";
 
 // What the cache tool counted for the pieces and host halves (each a compile of its own to the
 // tool), not for whole objects: hits, misses.

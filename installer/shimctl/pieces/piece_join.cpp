@@ -6,6 +6,28 @@
 
 namespace shimctl::pieces {
 
+Job bundler_job(const OffloadPlan& plan,
+                const std::vector<std::string>& piece_files,
+                const std::string& host_input,
+                const std::string& bundle) {
+  Job job;
+  std::size_t input = 0;
+  for (const auto& arg : plan.bundler) {
+    if (arg.starts_with("-input=")) {
+      const auto& piece = input < piece_files.size() ? piece_files[input] : std::string();
+      job.push_back(!piece.empty()        ? "-input=" + piece
+                    : !host_input.empty() ? "-input=" + host_input
+                                          : arg);
+      input++;
+    } else if (arg.starts_with("-output=")) {
+      job.push_back("-output=" + bundle);
+    } else {
+      job.push_back(arg);
+    }
+  }
+  return job;
+}
+
 std::string join_pieces(const PieceRequest& request,
                         const OffloadCall& call,
                         const OffloadPlan& plan,
@@ -30,21 +52,7 @@ std::string join_pieces(const PieceRequest& request,
   }
   // The bundler as the driver (or its linker wrapper) runs it, with the pieces as its inputs.
   std::string bundle = call.rdc ? call.output + ".shimctl-pieces" : scratch.file("bundle.hipfb");
-  Job bundler_args;
-  std::size_t input = 0;
-  for (const auto& arg : plan.bundler) {
-    if (arg.starts_with("-input=")) {
-      const auto& piece = piece_files[input];
-      bundler_args.push_back(!piece.empty() ? "-input=" + piece
-                             : call.rdc     ? "-input=" + call.output
-                                            : arg);
-      input++;
-    } else if (arg.starts_with("-output=")) {
-      bundler_args.push_back("-output=" + bundle);
-    } else {
-      bundler_args.push_back(arg);
-    }
-  }
+  Job bundler_args = bundler_job(plan, piece_files, call.rdc ? call.output : "", bundle);
   if (call.rdc) {
     host.emplace_back("-Xclang");
     host.push_back("-cuid=" + call.cuid); // clang-15/16 drop -cuid= from a host-only compile

@@ -23,6 +23,13 @@ struct HostHalf {
   std::string refused;
 };
 
+// PLAN's bundler job writing BUNDLE, with PIECE_FILES as its inputs (one per PLAN.bundle_inputs;
+// "" for the host's entry: HOST_INPUT, or the job's own input when that is "").
+[[nodiscard]] Job bundler_job(const OffloadPlan& plan,
+                              const std::vector<std::string>& piece_files,
+                              const std::string& host_input,
+                              const std::string& bundle);
+
 // CALL's object from PIECE_FILES (one per PLAN.bundle_inputs, "" for the host's entry) and
 // HOST_HALF; "" or why not. MESSAGES gets the host compile's stderr. When the host half could not
 // take the bundle (HOST_HALF.refused says why), this TU's host is compiled here.

@@ -6,6 +6,7 @@
 #include <shim/formats.h>
 #include <shimctl/pieces/host_half.hpp>
 #include <shimctl/pieces/offload_plan.hpp>
+#include <shimctl/pieces/piece_image.hpp>
 #include <shimctl/pieces/piece_runs.hpp>
 #include <shimctl/pieces/piece_trace.hpp>
 #include <thread>
@@ -36,7 +37,8 @@ bool was_made(const std::string& path) {
 std::vector<PieceRun> target_piece_runs(const PieceRequest& request,
                                         const OffloadCall& call,
                                         const util::EnvChanges& env,
-                                        const util::ScratchDir& scratch) {
+                                        const util::ScratchDir& scratch,
+                                        bool through_cache) {
   std::vector<PieceRun> runs;
   for (const auto& id : call.targets) {
     std::string stem = "piece-" + target_file_name(id);
@@ -46,13 +48,17 @@ std::vector<PieceRun> target_piece_runs(const PieceRequest& request,
     run.file = scratch.file(stem + ".o");
     // The shim under the cache tool marks a piece it compiled (shim/pieces_handoff.c): a miss.
     run.mark = scratch.file(stem + ".compiled");
-    run.args = { request.cache_tool, request.compiler };
+    if (through_cache)
+      run.args.push_back(request.cache_tool);
+    run.args.push_back(request.compiler);
     run.args.insert(run.args.end(), call.shared_args.begin(), call.shared_args.end());
     for (const char* flag : { "--cuda-device-only", "--no-gpu-bundle-output" })
       run.args.emplace_back(flag);
     run.args.push_back("--offload-arch=" + id);
-    auto depend = request.tool->piece_depend_args(scratch.file(stem + ".d"));
-    run.args.insert(run.args.end(), depend.begin(), depend.end());
+    if (through_cache) {
+      auto depend = request.tool->piece_depend_args(scratch.file(stem + ".d"));
+      run.args.insert(run.args.end(), depend.begin(), depend.end());
+    }
     run.args.push_back("-o");
     run.args.push_back(run.file);
     runs.push_back(std::move(run));
@@ -125,6 +131,11 @@ std::string account_pieces(const PieceRequest& request,
       file_of[run.name] = run.file;
   }
   return failed;
+}
+
+std::string image_piece_env(const PieceRequest& request, util::EnvChanges& env) {
+  env[piece_image_env] = "1";
+  return request.tool->key_apart(piece_image_key, env);
 }
 
 } // namespace shimctl::pieces

@@ -15,7 +15,7 @@
 namespace shimctl::pieces {
 
 struct PieceRun {
-  std::vector<std::string> args; // <cache tool> <compiler> ...
+  std::vector<std::string> args; // [<cache tool>] <compiler> ...
   util::EnvChanges env;
   std::string mark; // made by the shim under the cache tool when it compiled (a miss)
   std::string name; // the target ID, or "host"
@@ -23,11 +23,14 @@ struct PieceRun {
   bool host = false;
 };
 
-// One piece per target of CALL (in its order), with ENV (an image piece's variables), in SCRATCH.
+// One piece per target of CALL (in its order), with ENV (an image piece's variables), in SCRATCH:
+// through the cache tool, or (THROUGH_CACHE false) compiled by the shim as the cache tool would
+// run it on a miss, stored nowhere.
 [[nodiscard]] std::vector<PieceRun> target_piece_runs(const PieceRequest& request,
                                                       const OffloadCall& call,
                                                       const util::EnvChanges& env,
-                                                      const util::ScratchDir& scratch);
+                                                      const util::ScratchDir& scratch,
+                                                      bool through_cache = true);
 // CALL's host half, written to FILE.
 [[nodiscard]] PieceRun host_half_run(const PieceRequest& request,
                                      const OffloadCall& call,
@@ -46,5 +49,10 @@ struct PieceRun {
                                          std::string& messages,
                                          PieceCounts& counts,
                                          std::map<std::string, std::string>& file_of);
+
+// The new driver's pieces without -fgpu-rdc are images (piece_image.hpp): set the variable that
+// asks for one in ENV, and give them a key of their own, apart from a --cuda-device-only compile
+// of the same arguments (whose object differs). "" or why not.
+[[nodiscard]] std::string image_piece_env(const PieceRequest& request, util::EnvChanges& env);
 
 } // namespace shimctl::pieces

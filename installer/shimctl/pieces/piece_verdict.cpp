@@ -1,5 +1,6 @@
 #include <fmt/format.h>
 #include <shimctl/core/user_cache_dir.hpp>
+#include <shimctl/pieces/piece_trace.hpp>
 #include <shimctl/pieces/piece_verdict.hpp>
 #include <shimctl/util/dir.hpp>
 #include <shimctl/util/sha256.hpp>
@@ -39,6 +40,31 @@ void record_memo(const VerdictPlace& place, std::string_view text) {
     return;
   if (auto dir = util::Dir::open(*made))
     (void)dir->write_atomic(place.name, fmt::format("{}\n", text), 0600);
+}
+
+Verdict verdict_of(const VerdictPlace& at, std::string_view differ_means) {
+  return Verdict{ at, read_verdict(at), differ_means };
+}
+
+bool first_split_checked(const PieceRequest& request,
+                         const OffloadCall& call,
+                         const Verdict& verdict,
+                         const util::ScratchDir& scratch,
+                         PieceCounts& counts) {
+  if (verdict.said == "same")
+    return true;
+  std::string one_step = scratch.file("one-step.o");
+  auto check = call.check_args;
+  check.push_back("-o");
+  check.push_back(one_step);
+  auto checked = run_compiler(request, check);
+  bool same = checked && checked->ok() && util::same_file_bytes(one_step, call.output);
+  counts[std::string(same ? checked_same : checked_differ)]++;
+  record_verdict(verdict.at, same);
+  trace(fmt::format("first split of this toolchain checked against its one-step compile: {}",
+                    same ? std::string("identical")
+                         : "DIFFERENT: " + std::string(verdict.differ_means)));
+  return same;
 }
 
 } // namespace shimctl::pieces

@@ -3,6 +3,10 @@
 // what the cache tool keys it by (its compiler-check string or sccache's buster), per kind of
 // plan (the old driver's objects or -fgpu-rdc, the new driver's, compressed or not).
 #pragma once
+#include <shimctl/pieces/offload_call.hpp>
+#include <shimctl/pieces/piece_counts.hpp>
+#include <shimctl/pieces/piece_request.hpp>
+#include <shimctl/util/scratch.hpp>
 #include <string>
 #include <string_view>
 
@@ -23,5 +27,25 @@ struct VerdictPlace {
 void record_verdict(const VerdictPlace& place, bool same);
 // Keeps TEXT (one word) at PLACE: what a toolchain's plan asked for (piece_compile.cpp).
 void record_memo(const VerdictPlace& place, std::string_view text);
+
+// A first-time check's verdict: where it is kept and what it says.
+struct Verdict {
+  VerdictPlace at;
+  std::string said;
+  // What the trace says when the check finds another object than the one-step compile's.
+  std::string_view differ_means;
+};
+
+[[nodiscard]] Verdict verdict_of(const VerdictPlace& at, std::string_view differ_means);
+
+// The first split of this toolchain (and the first object reassembled from a host half, the
+// first host half alone, the first object derived from an earlier target set's): CALL's object
+// against its one-step compile (in SCRATCH), VERDICT kept, counted in COUNTS. True when the
+// object may stand.
+[[nodiscard]] bool first_split_checked(const PieceRequest& request,
+                                       const OffloadCall& call,
+                                       const Verdict& verdict,
+                                       const util::ScratchDir& scratch,
+                                       PieceCounts& counts);
 
 } // namespace shimctl::pieces

@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <shimctl/pieces/wrapper_dry_run.hpp>
 #include <shimctl/util/job_lines.hpp>
 #include <shimctl/util/process.hpp>
@@ -33,6 +34,18 @@ WrapperJobs dry_run_on_placeholders(const OffloadPlan& plan, const util::Scratch
   if (!dry || !dry->ok())
     return dry_run_refused("the linker wrapper's --dry-run failed");
   return recognise_wrapper_jobs(util::wrapper_lines(dry->err), plan.package_images);
+}
+
+std::string take_wrapper_bundler(OffloadPlan& plan, WrapperJobs wrapper) {
+  if (!wrapper.whole_reason.empty())
+    return wrapper.whole_reason;
+  bool compresses = std::ranges::any_of(
+    wrapper.bundler, [](const std::string& arg) { return arg.starts_with("-compress"); });
+  if (compresses != (std::ranges::find(plan.wrapper, "--compress") != plan.wrapper.end()))
+    return "the linker wrapper's bundler compresses otherwise than its call asks";
+  plan.bundler = std::move(wrapper.bundler);
+  plan.bundle_inputs = std::move(wrapper.bundle_inputs);
+  return {};
 }
 
 } // namespace shimctl::pieces

@@ -14,4 +14,8 @@ namespace shimctl::pieces {
 [[nodiscard]] WrapperJobs dry_run_on_placeholders(const OffloadPlan& plan,
                                                   const util::ScratchDir& scratch);
 
+// The bundler job and its inputs' order from the linker wrapper's dry run (WRAPPER) into PLAN.
+// "" or why the call runs whole.
+[[nodiscard]] std::string take_wrapper_bundler(OffloadPlan& plan, WrapperJobs wrapper);
+
 } // namespace shimctl::pieces

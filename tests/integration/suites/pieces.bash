@@ -58,6 +58,13 @@ test_hipcc15_kernel_less() {
   pz_case_kernel_less gfx908 gfx90a gfx1030
 }
 
+test_hipcc15_derive() {
+  TEST "hipcc/clang-15 (default): A,B then A,B,C derived from A,B (C compiled), A,C from A,B,C, kernel-less as it is, header change whole; whole objects only; as uncached"
+  pz_prefix 15
+  pz_use hipcc
+  pz_case_derive gfx908 gfx90a gfx1030
+}
+
 test_hipcc15_one_target() {
   TEST "hipcc/clang-15: one target runs whole by default; with SHIMCTL_PIECES=1 its piece serves gfx90a,gfx908 from another dir"
   pz_prefix 15
@@ -122,7 +129,7 @@ as_user() {
 }
 
 test_multiuser() {
-  TEST "a root-installed prefix: another user's compiles split with its own cache and cache home, nothing written in root's home, objects as uncached"
+  TEST "a root-installed prefix: another user's compiles derive with its own cache and cache home (the earlier target sets, the verdict), nothing written in root's home, objects as uncached"
   command -v useradd >/dev/null && command -v runuser >/dev/null && [ "$(id -u)" -eq 0 ] ||
     { echo "    (skipped: needs root, useradd and runuser)"; return 0; }
   PZ_USER=pzu$(printf '%04x%04x' $$ $RANDOM)
@@ -146,24 +153,26 @@ test_multiuser() {
   PZ_CC=("$P/bin/hipcc")
   PZ_ENV=SHIMCTL_SHIM_TRACE=1 as_user "$PZ_MU/w2" "$P/bin/hipcc" -O2 $(targets gfx908,gfx90a) -c k.hip -o k.o \
     >"$PZ_MU/w2/trace" 2>&1 || fail "the user's 2-target compile failed:"$'\n'"$(cat "$PZ_MU/w2/trace")"
-  expect_split "$PZ_MU/w2" 2 "gfx908:miss gfx90a:miss"
-  grep -q 'checked against its one-step compile: identical' "$PZ_MU/w2/trace" ||
-    fail "the user's first split was not checked:"$'\n'"$(cat "$PZ_MU/w2/trace")"
+  expect_whole "$PZ_MU/w2" "no earlier target set of this TU to derive its object from"
   PZ_ENV=SHIMCTL_SHIM_TRACE=1 as_user "$PZ_MU/w3" "$P/bin/hipcc" -O2 $(targets gfx908,gfx90a,gfx1030) -c k.hip -o k.o \
     >"$PZ_MU/w3/trace" 2>&1 || fail "the user's 3-target compile failed:"$'\n'"$(cat "$PZ_MU/w3/trace")"
-  expect_split "$PZ_MU/w3" 3 "gfx1030:miss gfx908:hit gfx90a:hit"
+  expect_eq "gfx908,gfx90a:gfx1030" "$(derived_in "$PZ_MU/w3")" "the user's 3-target object"
+  grep -q 'checked against its one-step compile: identical' "$PZ_MU/w3/trace" ||
+    fail "the user's first derived object was not checked:"$'\n'"$(cat "$PZ_MU/w3/trace")"
   mv "$PZ_MU/w3/k.o" "$PZ_MU/w3/shim.k.o"
   PZ_ENV=SHIMCTL_DISABLE=1 as_user "$PZ_MU/w3" "$P/bin/hipcc" -O2 $(targets gfx908,gfx90a,gfx1030) -c k.hip -o k.o \
     >"$PZ_MU/w3/ref.out" 2>&1 || fail "the user's uncached compile failed:"$'\n'"$(cat "$PZ_MU/w3/ref.out")"
   expect_same_file "$PZ_MU/w3/k.o" "$PZ_MU/w3/shim.k.o"
   expect_eq "$PZ_USER" "$(stat -c %U "$PZ_MU/w3/shim.k.o")" "owner of the user's object"
   # The counters in the user's cache, the verdict in the user's cache home, both the user's.
-  expect_eq "hit=2 miss=3 split=2" "$(pz_counts "$PZ_MU/home-user/ccache")" "the user's pieces counters"
+  grep -qx 'derived 1' "$PZ_MU/home-user/ccache/shimctl-pieces" ||
+    fail "no 'derived 1' in the user's counters: $(xargs <"$PZ_MU/home-user/ccache/shimctl-pieces")"
   expect_eq "$PZ_USER" "$(stat -c %U "$PZ_MU/home-user/ccache/shimctl-pieces")" "owner of the counters"
   local verdicts
-  verdicts=$(find "$PZ_MU/home-user/.cache/shimctl/pieces-checked" -type f -printf '%u ' 2>/dev/null)
-  # Two: the split's verdict (the host half's included) and the plan's memo.
-  expect_eq "$PZ_USER $PZ_USER" "$(echo $verdicts)" "the user's verdict and memo files (owners)"
+  verdicts=$(find "$PZ_MU/home-user/.cache/shimctl/pieces-checked" "$PZ_MU/home-user/.cache/shimctl/target-sets" \
+    -type f -printf '%u ' 2>/dev/null)
+  # Two: the derived object's verdict and the TU's target sets.
+  expect_eq "$PZ_USER $PZ_USER" "$(echo $verdicts)" "the user's verdict and target-set files (owners)"
   expect_eq "$before" "$(cd "$PZ_MU/home-root" && find . -printf '%p %s %T@\n' | sort)" "root's home after the user's compiles"
   expect_eq "" "$(find "$PZ_MU/home-root" /root -xdev -user "$PZ_USER" -print -quit 2>/dev/null)" \
     "files of the user under root's homes"

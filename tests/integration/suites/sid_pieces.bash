@@ -29,6 +29,13 @@ test_hipcc7_kernel_less() {
   pz_case_kernel_less gfx90a gfx942 gfx1100
 }
 
+test_hipcc7_derive() {
+  TEST "hipcc 7/clang-$SID_LLVM (default): A,B then A,B,C derived from A,B (C compiled), A,C from A,B,C, kernel-less as it is, header change whole; whole objects only; as uncached"
+  pz_prefix sid
+  pz_use hipcc
+  pz_case_derive gfx90a gfx942 gfx1100
+}
+
 test_hipcc7_one_target() {
   TEST "hipcc 7/clang-$SID_LLVM: one target runs whole by default; with SHIMCTL_PIECES=1 its piece serves gfx90a,gfx942 from another dir"
   pz_prefix sid
@@ -154,13 +161,14 @@ test_piece_key_apart() {
   fi
 }
 
-# sccache 0.17 keeps pieces too. Its server runs each compile in one of its jobserver slots (one
-# per CPU) and a piece sent from inside a compile needs a slot as well: with as many parallel
-# compiles as slots, each would wait for its pieces forever unless it lends its slot back while
-# they run (pieces/lent_slot.*). Three compiles at once (2 CPUs here: 2 slots), under a time limit.
-# sccache says nothing per call about hit or miss: the counters come from the shim's marks.
+# sccache 0.17 derives objects too (the default). Its server runs each compile in one of its
+# jobserver slots (one per CPU) and the lookup of an earlier target set's object sent from inside a
+# compile needs a slot as well: with as many parallel compiles as slots, each would wait for its
+# lookup forever unless it lends its slot back meanwhile (pieces/lent_slot.*). Three compiles at
+# once (2 CPUs here: 2 slots), under a time limit. sccache says nothing per call about hit or
+# miss: the counters come from the shim's marks.
 test_sccache_parallel() {
-  TEST "sccache 0.17, clang-$SID_LLVM: 3 parallel compiles (more than its slots) split without a deadlock; 3 targets from another dir reuse 2 pieces each; objects as uncached; status counts pieces apart"
+  TEST "sccache 0.17, clang-$SID_LLVM: 3 parallel compiles (more than its slots) derive without a deadlock; 3 targets from another dir derive from the 2-target objects; objects as uncached; status counts them apart"
   command -v sccache >/dev/null && sccache --version | grep -qE ' 0\.(1[7-9]|[2-9][0-9])' ||
     { fail "sccache >= 0.17 is not installed in the sid root"; return; }
   local shared n out rc
@@ -188,18 +196,21 @@ test_sccache_parallel() {
   parallel_compiles "$TEST_DIR/two" gfx90a,gfx942
   rc=$?
   expect_eq 0 "$rc" "3 parallel 2-target compiles under sccache (124: a deadlock, killed at 600 s): $(tail -3 "$TEST_DIR/two/out")"
-  expect_eq "hit=0 miss=6 split=3" "$(pz_counts "$TEST_DIR/sccache")" "pieces counters after 3 compiles for 2 targets"
+  expect_eq "hit=0 miss=0 split=0" "$(pz_counts "$TEST_DIR/sccache")" "pieces counters after 3 compiles for 2 targets"
   parallel_compiles "$TEST_DIR/three" gfx90a,gfx942,gfx1100
   rc=$?
   expect_eq 0 "$rc" "3 parallel 3-target compiles under sccache: $(tail -3 "$TEST_DIR/three/out")"
-  expect_eq "hit=6 miss=9 split=6" "$(pz_counts "$TEST_DIR/sccache")" "pieces counters after the 3-target compiles"
+  expect_eq "hit=0 miss=0 split=0" "$(pz_counts "$TEST_DIR/sccache")" "pieces counters after the 3-target compiles"
+  grep -qx 'derived 3' "$TEST_DIR/sccache/shimctl-pieces" && grep -qx 'lookup_hit 3' "$TEST_DIR/sccache/shimctl-pieces" &&
+    grep -qx 'target_compiled 3' "$TEST_DIR/sccache/shimctl-pieces" ||
+    fail "not 3 derived objects (3 lookups hit, 3 targets compiled): $(xargs <"$TEST_DIR/sccache/shimctl-pieces")"
   (cd "$TEST_DIR/ref" && for n in 1 2 3; do
     SHIMCTL_DISABLE=1 "${PZ_CC[@]}" -O2 $(targets gfx90a,gfx942,gfx1100) -c k$n.hip -o k$n.o || exit 1
   done) >"$TEST_DIR/ref/out" 2>&1 || fail "uncached references failed: $(tail -3 "$TEST_DIR/ref/out")"
   for n in 1 2 3; do expect_same_file "$TEST_DIR/ref/k$n.o" "$TEST_DIR/three/k$n.o"; done
   cmp -s "$TEST_DIR/two/k1.o" "$TEST_DIR/three/k1.o" && fail "the 2- and 3-target objects are equal: the test proves nothing"
   out=$("$SHIMCTL" status "$P" 2>&1)
-  expect_contains "$out" "pieces:      6 hits, 9 compiled (one per GPU target); 6 objects built from pieces" "status"
+  expect_contains "$out" "derived:     3 objects from an earlier target set's (3 targets compiled; 3 of 3 lookups hit)" "status"
   expect_contains "$out" "statistics:  0 hits, 6 misses (whole objects)" "status"
   sc_stop_servers
 }
