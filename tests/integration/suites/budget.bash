@@ -72,11 +72,14 @@ bg_snapshot() {
 $(bg_stat "$1" cache_size_kibibyte) $(bg_stat "$1" cleanups_performed) $(bg_stat "$1" files_in_cache)"
 }
 
-# bg_pieces DIR: the pieces' counters in cache DIR, "piece_hit=N piece_miss=N host_hit=N host_miss=N split=N".
+# bg_pieces DIR: the pieces' counters in cache DIR, "piece_hit=N piece_miss=N host_hit=N host_miss=N
+# split=N derived=N compiled=N lookup_miss=N" (derived objects: the targets compiled for them, the
+# lookups of earlier target sets' objects that missed).
 bg_pieces() {
   local f=$1/shimctl-pieces
-  awk '{ c[$1] = $2 } END { printf "piece_hit=%d piece_miss=%d host_hit=%d host_miss=%d split=%d\n",
-    c["piece_hit"], c["piece_miss"], c["host_hit"], c["host_miss"], c["split_compile"] }' \
+  awk '{ c[$1] = $2 } END { printf "piece_hit=%d piece_miss=%d host_hit=%d host_miss=%d split=%d derived=%d compiled=%d lookup_miss=%d\n",
+    c["piece_hit"], c["piece_miss"], c["host_hit"], c["host_miss"], c["split_compile"], c["derived"],
+    c["target_compiled"], c["lookup_miss"] }' \
     "$([ -f "$f" ] && echo "$f" || echo /dev/null)"
 }
 
@@ -221,21 +224,22 @@ bg_ratio() {
 bg_all() { local t; for t in ${2//;/ }; do echo "$t:$1"; done | sort | xargs; }
 
 test_budget_pieces() {
-  TEST "hipcc/clang-15, 16 TUs (2 host-only first) for 8 targets, --max-size $((BG_BUDGET_PERCENT / 100)).$((BG_BUDGET_PERCENT % 100 / 10))x one build: a fresh build dir hits every compile, a ninth target compiles only its pieces, nothing evicted"
+  TEST "hipcc/clang-15, 16 TUs (2 host-only first) for 8 targets, --max-size $((BG_BUDGET_PERCENT / 100)).$((BG_BUDGET_PERCENT % 100 / 10))x one build: a fresh build dir hits every compile, a ninth target derives every object (compiles only that target), nothing evicted"
   bg_setup || return
   local tus=$((BG_KERNEL_TUS + BG_HOST_TUS))
   bg_build b1 "$BG_TARGETS"
-  # 16 whole objects, 16 host halves, 8 pieces each: every one a miss, no cleanup.
-  bg_expect "build 1 (cold)" "miss=$((tus * 10)) hit=0 cleanups=0" \
-    "piece_hit=0 piece_miss=$((tus * 8)) host_hit=0 host_miss=$tus split=$tus"
+  # 16 whole objects (nothing to derive them from), every one a miss, no cleanup.
+  bg_expect "build 1 (cold)" "miss=$tus hit=0 cleanups=0" \
+    "piece_hit=0 piece_miss=0 host_hit=0 host_miss=0 split=0 derived=0 compiled=0 lookup_miss=0"
   bg_ratio
   bg_build b2 "$BG_TARGETS"
   bg_expect "build 2 (a fresh build dir)" "miss=0 hit=$tus cleanups=0" \
-    "piece_hit=0 piece_miss=0 host_hit=0 host_miss=0 split=0"
+    "piece_hit=0 piece_miss=0 host_hit=0 host_miss=0 split=0 derived=0 compiled=0 lookup_miss=0"
   bg_build b3 "$BG_TARGETS;$BG_NINTH"
-  # The whole objects and the ninth target's pieces compile; the 8 old pieces and the host halves hit.
-  bg_expect "build 3 (a ninth target, a fresh build dir)" "miss=$((tus * 2)) hit=$((tus * 9)) cleanups=0" \
-    "piece_hit=$((tus * 8)) piece_miss=$tus host_hit=$tus host_miss=0 split=$tus"
+  # Each whole object misses; the 8-target one it derives from hits (a lookup); only the kernel
+  # TUs compile the ninth target (a host-only TU's object is the 8-target one as it is).
+  bg_expect "build 3 (a ninth target, a fresh build dir)" "miss=$tus hit=$tus cleanups=0" \
+    "piece_hit=0 piece_miss=0 host_hit=0 host_miss=0 split=0 derived=$tus compiled=$BG_KERNEL_TUS lookup_miss=0"
   bg_verdict
 }
 
@@ -247,7 +251,7 @@ test_budget_rdc_links() {
   bg_build b1 "$BG_TARGETS"
   # -fgpu-rdc: no host half (the host compiles with the object); 8 bitcode pieces per TU.
   bg_expect "build 1 (cold)" "miss=$((tus * 9)) hit=0 cleanups=0" \
-    "piece_hit=0 piece_miss=$((tus * 8)) host_hit=0 host_miss=0 split=$tus"
+    "piece_hit=0 piece_miss=$((tus * 8)) host_hit=0 host_miss=0 split=$tus derived=0 compiled=0 lookup_miss=0"
   bg_ratio
   # The links one build makes, in a store of their own (another cache home): the cap is 1.5x them.
   bg_link b1 "$BG_TARGETS" "$TEST_DIR/xdg-measure"
@@ -261,12 +265,12 @@ test_budget_rdc_links() {
   expect_eq "8 ${links[1]}" "$(bg_store)" "the store after build 1's links (entries, bytes)"
   bg_build b2 "$BG_TARGETS"
   bg_expect "build 2 (a fresh build dir)" "miss=0 hit=$tus cleanups=0" \
-    "piece_hit=0 piece_miss=0 host_hit=0 host_miss=0 split=0"
+    "piece_hit=0 piece_miss=0 host_hit=0 host_miss=0 split=0 derived=0 compiled=0 lookup_miss=0"
   bg_link b2 "$BG_TARGETS"
   expect_eq "$(bg_all hit "$BG_TARGETS")" "$BG_LINKS" "device links of build 2"
   bg_build b3 "$BG_TARGETS;$BG_NINTH"
   bg_expect "build 3 (a ninth target, a fresh build dir)" "miss=$((tus * 2)) hit=$((tus * 8)) cleanups=0" \
-    "piece_hit=$((tus * 8)) piece_miss=$tus host_hit=0 host_miss=0 split=$tus"
+    "piece_hit=$((tus * 8)) piece_miss=$tus host_hit=0 host_miss=0 split=$tus derived=0 compiled=0 lookup_miss=0"
   bg_link b3 "$BG_TARGETS;$BG_NINTH"
   expect_eq "$(sorted $(bg_all hit "$BG_TARGETS") "$BG_NINTH:miss")" "$BG_LINKS" "device links of build 3"
   local store=($(bg_store))
