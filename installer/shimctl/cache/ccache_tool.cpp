@@ -2,6 +2,7 @@
 #include <array>
 #include <cmath>
 #include <cstdlib>
+#include <shimctl/cache/cache_budget.hpp>
 #include <shimctl/cache/ccache_tool.hpp>
 #include <shimctl/cache/max_size.hpp>
 #include <shimctl/cache/remote_url.hpp>
@@ -86,8 +87,15 @@ public:
     // build. Each user keeps only statistics in their own cache_dir.
     if (settings.dir && !settings.shared_group)
       d.push_back("CCACHE_DIR=" + *settings.dir);
-    if (settings.max_size)
+    // With a limit, shimctl keeps it over the whole cache: ccache's own cleanup, which goes by
+    // its 16 parts, gets a multiple of it (cache_budget.hpp).
+    if (auto budget =
+          settings.max_size ? budget_of(*settings.max_size, settings.path) : std::nullopt) {
+      d.push_back("CCACHE_MAXSIZE=" + budget->tool_limit);
+      d.push_back(std::string(budget_variable) + "=" + budget_value(*budget));
+    } else if (settings.max_size) {
       d.push_back("CCACHE_MAXSIZE=" + *settings.max_size);
+    }
     d.push_back("CCACHE_DEPEND=1");
     d.push_back("CCACHE_SLOPPINESS=locale,time_macros,include_file_ctime,include_file_mtime");
     // Identity: the shim sets CCACHE_COMPILERCHECK=string:shimctl-<fingerprint>
@@ -144,14 +152,10 @@ public:
   util::Status check_max_size(std::string_view value) const override {
     return check_ccache_max_size(value);
   }
-  // ccache cleans each of its 16 subdirectories apart once it passes 1/16 of the limit, and the
-  // entries fall into them by their keys: the fullest holds more than its share, the fewer the
-  // files the more (p99 about 1 + 4/sqrt(files/16) of the mean: 1.9x for 320 files, 1.5x for
-  // 1000, 1.16x for 10000; tests/integration/suites/budget.bash).
+  // shimctl keeps an install's limit over the whole cache (cache_budget.hpp), checked after each
+  // miss: a build holds when the limit has room for it and one compile's entries besides.
   std::uint64_t limit_holding(std::uint64_t bytes, std::uint64_t files) const override {
-    double per_part = std::max<double>(1.0, static_cast<double>(files) / 16.0);
-    return static_cast<std::uint64_t>(static_cast<double>(bytes) *
-                                      (1.0 + 4.0 / std::sqrt(per_part)));
+    return bytes + bytes / std::max<std::uint64_t>(files, 1) * 2 + bytes / 20;
   }
 
   util::Result<CacheStats> read_stats(const core::CacheSettings& settings,
@@ -269,6 +273,28 @@ public:
   }
   bool server_start_waits_on_store() const override {
     return false;
+  }
+  bool cleans_by_parts() const override {
+    return true;
+  }
+  std::string limit_in_environment() const override {
+    const char* value = std::getenv("CCACHE_MAXSIZE");
+    return value ? value : "";
+  }
+  std::uint64_t cache_bytes_of(const CacheStats& stats) const override {
+    return stats.get("cache_size_kibibyte") * 1024;
+  }
+  util::Status evict_older_than(const core::CacheSettings& settings,
+                                const std::string& dir,
+                                std::int64_t seconds) const override {
+    util::RunOptions options;
+    options.env["CCACHE_DIR"] = dir;
+    TRY_ASSIGN(
+      auto r,
+      util::run({ settings.path, "--evict-older-than", fmt::format("{}s", seconds) }, options));
+    if (!r.ok())
+      return fail("{} --evict-older-than failed: {}", settings.path, util::first_line(r.err));
+    return {};
   }
 };
 

@@ -340,6 +340,21 @@ public:
   bool server_start_waits_on_store() const override {
     return true;
   }
+  bool cleans_by_parts() const override {
+    return false;
+  }
+  std::string limit_in_environment() const override {
+    const char* value = std::getenv("SCCACHE_CACHE_SIZE");
+    return value ? value : "";
+  }
+  std::uint64_t cache_bytes_of(const CacheStats& stats) const override {
+    return stats.get("cache_size");
+  }
+  util::Status evict_older_than(const core::CacheSettings& /*settings*/,
+                                const std::string& /*dir*/,
+                                std::int64_t /*seconds*/) const override {
+    return fail("sccache evicts by its own least-recently-used order");
+  }
 };
 
 } // namespace

@@ -213,6 +213,19 @@ public:
   // up to 10 s on a store that hangs), not one call's bounded wait (ccache's operation timeout):
   // verify asks no store that the user's compiles found out.
   [[nodiscard]] virtual bool server_start_waits_on_store() const = 0;
+
+  // Its own cleanup goes by parts of the cache (ccache: each of 16 subdirectories once it passes
+  // 1/16 of the limit), so that shimctl keeps an install's --max-size over the whole cache
+  // (cache_budget.hpp); false: its own eviction is least-recently-used over the whole (sccache).
+  [[nodiscard]] virtual bool cleans_by_parts() const = 0;
+  // The size limit the environment gives it ("" none).
+  [[nodiscard]] virtual std::string limit_in_environment() const = 0;
+  // The bytes of its cache by its own STATS.
+  [[nodiscard]] virtual std::uint64_t cache_bytes_of(const CacheStats& stats) const = 0;
+  // Evicts the entries of the cache at DIR last used more than SECONDS ago (cleans_by_parts only).
+  [[nodiscard]] virtual util::Status evict_older_than(const core::CacheSettings& settings,
+                                                      const std::string& dir,
+                                                      std::int64_t seconds) const = 0;
 };
 
 // The tools this shimctl knows, in --help order; the first is the default.

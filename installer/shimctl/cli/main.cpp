@@ -3,6 +3,7 @@
 // maps what escapes to an exit code.
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <shimctl/cache/cache_budget.hpp>
 #include <shimctl/cache/tool.hpp>
 #include <shimctl/cli/command_table.hpp>
 #include <shimctl/cli/help.hpp>
@@ -18,8 +19,12 @@ int main(int argc, char** argv) {
     return cli::run_as_lld(argc, argv);
   if (argc > 1 && std::string_view(argv[1]) == "compile-pieces")
     return cli::run_compile_pieces(argc, argv);
-  if (argc > 1 && std::string_view(argv[1]) == "record-miss")
-    return records::run_record_miss(argc, argv);
+  if (argc > 1 && std::string_view(argv[1]) == "record-miss") {
+    int status = records::run_record_miss(argc, argv);
+    if (argc > 3) // after the compile, before the tool stores it: one entry late at most
+      cache::keep_budget_after_miss(argv[3]);
+    return status;
+  }
   if (argc > 1 && std::string_view(argv[1]) == "device-link")
     return cli::run_device_link(argc, argv);
   auto context = core::locate_context();

@@ -80,9 +80,9 @@ bool looked_up(const PieceRequest& request,
 
 // The driver's plan of CALL (its bundler job, with the wrapper's on the new driver), or why not.
 std::optional<OffloadPlan> derive_plan(const PieceRequest& request,
-                                   const OffloadCall& call,
-                                   const util::ScratchDir& scratch,
-                                   std::string& why) {
+                                       const OffloadCall& call,
+                                       const util::ScratchDir& scratch,
+                                       std::string& why) {
   std::vector<std::string> args(request.argv.begin() + 1, request.argv.end());
   args.push_back("-###");
   auto jobs = run_compiler(request, args);
@@ -224,7 +224,8 @@ PieceResult derive_object(const PieceRequest& request,
   if (objcopy.empty())
     return not_derived("no llvm-objcopy beside the compiler to derive the object with");
   std::string why;
-  auto planned = std::async(std::launch::async, [&] { return derive_plan(request, call, scratch, why); });
+  auto planned =
+    std::async(std::launch::async, [&] { return derive_plan(request, call, scratch, why); });
   // A tool with a jobserver of its own (sccache): this compile's slot goes back while it asks.
   std::optional<LentSlot> slot;
   if (request.tool->runs_a_jobserver()) {
@@ -233,9 +234,10 @@ PieceResult derive_object(const PieceRequest& request,
       slot.emplace(std::move(*lent));
     else {
       (void)planned.get();
-      return not_derived(fmt::format("{} names no jobserver slot to lend while the earlier object is "
-                               "looked up",
-                               request.tool->name()));
+      return not_derived(
+        fmt::format("{} names no jobserver slot to lend while the earlier object is "
+                    "looked up",
+                    request.tool->name()));
     }
   }
   std::string messages, earlier = scratch.file("earlier.o");
@@ -248,7 +250,8 @@ PieceResult derive_object(const PieceRequest& request,
                          earlier,
                          messages);
     counts[std::string(hit ? lookup_hit : lookup_miss)]++;
-    trace(fmt::format("earlier object for {} {}", target_list(sets[i].targets), hit ? "hit" : "miss"));
+    trace(
+      fmt::format("earlier object for {} {}", target_list(sets[i].targets), hit ? "hit" : "miss"));
     if (hit)
       found = &sets[i];
   }
@@ -265,8 +268,8 @@ PieceResult derive_object(const PieceRequest& request,
         request, call, *plan, objcopy, earlier, scratch, alone, compiled, messages, counts);
       !failed.empty())
     return not_derived(failed);
-  std::string kind = plan_kind(*plan) + host_half_verdict_kind(objcopy) +
-                     (alone ? " derived alone" : " derived");
+  std::string kind =
+    plan_kind(*plan) + host_half_verdict_kind(objcopy) + (alone ? " derived alone" : " derived");
   auto verdict = verdict_of(verdict_place(request.tool->compiler_key(), request.real, kind),
                             "objects are not derived from now on");
   if (verdict.said == "differ")

@@ -1,7 +1,7 @@
 #include <algorithm>
 #include <chrono>
-#include <cstdlib>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fmt/format.h>
 #include <fstream>
@@ -24,8 +24,9 @@ constexpr auto unused_for = std::chrono::hours(24 * 30);
 constexpr std::size_t files_kept = 20000;
 
 std::size_t shared_targets(const TargetSet& set, const std::vector<std::string>& targets) {
-  return static_cast<std::size_t>(std::ranges::count_if(
-    set.targets, [&](const std::string& id) { return std::ranges::find(targets, id) != targets.end(); }));
+  return static_cast<std::size_t>(std::ranges::count_if(set.targets, [&](const std::string& id) {
+    return std::ranges::find(targets, id) != targets.end();
+  }));
 }
 
 // Now and then (one new file in 64): files unused for 30 days go, and the oldest beyond 20000.
@@ -60,8 +61,8 @@ std::vector<std::string> cache_call_of(const OffloadCall& call) {
     argv.emplace_back(rest.substr(0, at));
   argv.emplace_back(rest);
   for (std::size_t i = 1; i < argv.size(); i++)
-    if (argv[i] == "-o" + call.output || (argv[i] == "-o" && i + 1 < argv.size() &&
-                                          argv[i + 1] == call.output))
+    if (argv[i] == "-o" + call.output ||
+        (argv[i] == "-o" && i + 1 < argv.size() && argv[i + 1] == call.output))
       return argv;
   return {};
 }
@@ -133,12 +134,12 @@ std::vector<TargetSet> sets_to_derive_from(std::vector<TargetSet> sets,
                                            const std::vector<std::string>& targets) {
   auto same_set = [&](const TargetSet& set) {
     return set.targets.size() == targets.size() &&
-           std::ranges::all_of(set.targets,
-                               [&](const auto& id) { return std::ranges::find(targets, id) != targets.end(); });
+           std::ranges::all_of(set.targets, [&](const auto& id) {
+             return std::ranges::find(targets, id) != targets.end();
+           });
   };
-  std::erase_if(sets, [&](const TargetSet& set) {
-    return same_set(set) || shared_targets(set, targets) == 0;
-  });
+  std::erase_if(
+    sets, [&](const TargetSet& set) { return same_set(set) || shared_targets(set, targets) == 0; });
   std::ranges::stable_sort(sets, [&](const TargetSet& a, const TargetSet& b) {
     auto shared_a = shared_targets(a, targets), shared_b = shared_targets(b, targets);
     if (shared_a != shared_b)

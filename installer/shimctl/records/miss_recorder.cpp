@@ -201,6 +201,13 @@ CompileRecord record_of_compile(const RecordVar& var,
   bool sccache = tool == "sccache";
   r.cache_dir = getenv_or_empty(sccache ? "SCCACHE_DIR" : "CCACHE_DIR");
   r.max_size = getenv_or_empty(sccache ? "SCCACHE_CACHE_SIZE" : "CCACHE_MAXSIZE");
+  // The limit shimctl keeps over the whole cache, when it keeps one (cache/cache_budget.hpp:
+  // SHIMCTL_CACHE_BUDGET="BYTES TOOL-LIMIT TOOL", TOOL-LIMIT the tool's own, a multiple of it).
+  std::string budget_text = getenv_or_empty("SHIMCTL_CACHE_BUDGET");
+  auto budget = util::words_of(budget_text);
+  if (budget.size() >= 2 && budget[1] == r.max_size && !budget[0].empty() &&
+      std::ranges::all_of(budget[0], [](char c) { return c >= '0' && c <= '9'; }))
+    r.max_size = fmt::format("{}k", std::stoull(std::string(budget[0])) / 1000);
 
   std::string depfile = var.depfile;
   for (std::size_t i = 1; depfile.empty() && i + 1 < argv.size(); ++i)

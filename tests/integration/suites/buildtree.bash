@@ -124,7 +124,7 @@ test_measure_build_need_and_install_warning() {
   out=$("$SHIMCTL" install "$PLAIN" --dry-run --no-verify --cache-dir "$CCACHE_DIR" --max-size 1k 2>&1) ||
     fail "install --dry-run failed: $out"
   expect_contains "$out" "warning: --max-size 1k cannot hold one build of $CCACHE_DIR: it needs " "install's warning"
-  # ccache cleans its 16 parts apart: 6 entries want 1 + 4/sqrt(1) = 5x what they hold.
+  # shimctl keeps the limit over the whole cache: the need and room for one compile's entries.
   expect_contains "$out" " in 6 entries ('shimctl measure' of a build), and ccache keeps them all under a limit of " "install's number"
   expect_contains "$out" "give --max-size " "install's advice"
   out=$("$SHIMCTL" install "$PLAIN" --dry-run --no-verify --cache-dir "$CCACHE_DIR" --max-size 1G 2>&1) ||

@@ -249,7 +249,8 @@ test_install_again_with_other_settings() {
   expect_contains "$out" "reconfigured: 1 compiler(s) in $P" "summary"
   local conf=$P/llvm/bin/.shimctl.conf
   grep -qx "setenv CCACHE_DIR=$TEST_DIR/rel-cache" "$conf" || fail "no absolute CCACHE_DIR in $conf"
-  grep -qx "setenv CCACHE_MAXSIZE=3G" "$conf" || fail "no CCACHE_MAXSIZE in $conf"
+  grep -qx "setenv CCACHE_MAXSIZE=12000000k" "$conf" && grep -qx "setenv SHIMCTL_CACHE_BUDGET=3000000000 12000000k $(command -v ccache)" "$conf" ||
+    fail "no whole-cache budget of 3G in $conf: $(grep -E "MAXSIZE|BUDGET" "$conf")"
   grep -qx "setenv CCACHE_REMOTE_STORAGE=redis://127.0.0.1:9|read-only" "$conf" || fail "no read-only remote in $conf"
   expect_eq "$TEST_DIR/rel-cache True" "$(python3 -c 'import json,sys; m=json.load(open(sys.argv[1])); print(m["cache"]["dir"], m["cache"]["remote_read_only"])' "$P/.shimctl/manifest.json")" "manifest"
   (cd "$TEST_DIR" && env -u CCACHE_DIR "$P/llvm/bin/clang" -c -x c - -o x.o <<<'int f(void) { return 2; }') || fail "compile after reconfigure"
