@@ -23,7 +23,8 @@ TEST_CASE("a budget: ccache's own limit 4 times it, the variable's text back and
   CHECK_FALSE(cache::parse_budget("1500000 6000k"));
 }
 
-TEST_CASE("eviction age: the least recently used go until the rest fit, never the last 2 seconds'") {
+TEST_CASE(
+  "eviction age: the least recently used go until the rest fit, never the last 2 seconds'") {
   using F = cache::CacheEntryFile;
   std::int64_t now = 1000;
   std::vector<F> files{ { 990, 100 }, { 900, 100 }, { 995, 100 }, { 800, 100 } };

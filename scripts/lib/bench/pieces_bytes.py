@@ -89,7 +89,10 @@ def measure(stack, kernels, counts):
             targets = eight[:n]
             stack.say(f"bytes: {k}, {n} targets ({','.join(targets)})")
             row = {}
-            for side, env in (("whole", {"SHIMCTL_PIECES": "0"}), ("pieces", {})):
+            # whole: no pieces at all; pieces: the stored pieces (SHIMCTL_PIECES_STORE=1, the layout
+            # before issue 44); default: what an install does (derived objects: whole ones only).
+            for side, env in (("whole", {"SHIMCTL_PIECES": "0"}), ("pieces", {"SHIMCTL_PIECES_STORE": "1"}),
+                              ("default", {})):
                 d = stack.W / "bytes" / k / f"{n}-{side}"
                 cache = d / "cache"
                 cache.mkdir(parents=True)
@@ -104,7 +107,7 @@ def measure(stack, kernels, counts):
                 obj = (d / "k.o").stat().st_size
                 row[side] = d
                 same = "-"
-                if side == "pieces":
+                if side != "whole":
                     same = "same" if (d / "k.o").read_bytes() == (row["whole"] / "k.o").read_bytes() else "differ"
                 stack.append_tsv("bytes.tsv", k, n, side, files, size, *kinds["result"], *kinds["manifest"],
                                  *kinds["other"], obj, delta or "-", same)
@@ -122,19 +125,20 @@ def report(stacks):
         return []
     L = ["", "### Bytes in the cache per compile: pieces / whole objects", "",
          "One compile (`-x hip -O2 --offload-arch=X` per target, `-c k.hip -o k.o`) through the shim into its own "
-         "empty cache directory, pieces on and `SHIMCTL_PIECES=0` (whole objects only): the entry files left there "
+         "empty cache directory: `SHIMCTL_PIECES=0` (whole objects only), `SHIMCTL_PIECES_STORE=1` (each target's piece and the host half stored beside the object, the layout before issue 44) and the default (an object derived from an earlier target set's: whole objects only): the entry files left there "
          "and their bytes (ccache's compressed entries; left out: its statistics files, CACHEDIR.TAG, tmp/, lock "
          "files, shimctl's counters). Results and manifests: by the type in ccache 4's entry header (a manifest is the "
          "direct mode's, one per entry). Object: the compile's k.o. Pieces' counters: the compile's split, pieces compiled, host half "
          "compiled. cmp: the pieces side's object against the whole side's.", "",
          "| stack | kernel | targets | object | whole: bytes in files (results + manifests) | "
-         "pieces: bytes in files (results + manifests) | pieces / whole bytes | files | pieces' counters | cmp |",
-         "|---|---|---|---|---|---|---|---|---|---|"]
+         "stored pieces: bytes in files (results + manifests) | stored pieces / whole bytes | files | pieces' counters | cmp | "
+         "default (derived objects) / whole bytes | files | cmp |",
+         "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     by = {}
     for s, l in rows:
         by.setdefault((s["stack"], l[0], int(l[1])), {})[l[2]] = l
     for (stack, k, n), sides in by.items():
-        w, p = sides.get("whole"), sides.get("pieces")
+        w, p, d = sides.get("whole"), sides.get("pieces"), sides.get("default")
         if not w or not p:
             continue
 
@@ -146,7 +150,8 @@ def report(stacks):
         counts = (f"split {c.get('split_compile', '0')}, pieces compiled {c.get('piece_miss', '0')}, "
                   f"host half compiled {c.get('host_miss', '0')}")
         L.append(f"| {stack} | {k} | {n} | {kb(int(w[11]))} | {cell(w)} | {cell(p)} | "
-                 f"**{int(p[4]) / max(int(w[4]), 1):.2f}x** | {p[3]} / {w[3]} | {counts} | {p[13]} |")
+                 f"{int(p[4]) / max(int(w[4]), 1):.2f}x | {p[3]} / {w[3]} | {counts} | {p[13]} | "
+                 + (f"**{int(d[4]) / max(int(w[4]), 1):.2f}x** | {d[3]} / {w[3]} | {d[13]} |" if d else "- | - | - |"))
     left = sorted({s["info"].get("bytes_left_out", "-") for s in stacks if s.get("bytes")})
     tg = "; ".join(f"{s['stack']}: {s['info'].get('bytes_targets', '?')}" for s in stacks if s.get("bytes"))
     L += ["", f"Targets (the first 2, 3 or 8): {tg}. Files left out of the count: {' / '.join(left)}."]
