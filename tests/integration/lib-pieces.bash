@@ -521,6 +521,18 @@ pz_case_derive() {
   expect_eq "no earlier target set's object of this TU in the cache" "$(whole_in "$TEST_DIR/dv-hdr")" "a changed header"
   pz_ref "$TEST_DIR/dv-hdr" k.o "${flags[@]}" $(targets "$a,$b,$c") "${k[@]}"
   expect_same_file "$TEST_DIR/dv-hdr/ref.k.o" "$TEST_DIR/dv-hdr/k.o"
+  # The new target's device code fails: the compile fails as uncached, and leaves no object (the
+  # lookup wrote the A,B object where k.o goes: a build tool going by times must not take it).
+  mkdir -p "$TEST_DIR/dv-err"
+  printf '#include <hip/hip_runtime.h>\n#if defined(__%s__)\n#error no %s here\n#endif\n__global__ void e(float* x) { x[0] = 1; }\n' \
+    "$c" "$c" >"$TEST_DIR/dv-err/k.hip"
+  pz_compile "$TEST_DIR/dv-err" "${flags[@]}" $(targets "$a,$b") "${k[@]}"
+  (cd "$TEST_DIR/dv-err" && SHIMCTL_SHIM_TRACE=1 "${PZ_CC[@]}" "${flags[@]}" $(targets "$a,$b,$c") "${k[@]}" >trace 2>&1) &&
+    fail "the compile for $c with an #error for it succeeded"
+  expect_contains "$(cat "$TEST_DIR/dv-err/trace")" "error: no $c here" "the compiler's error"
+  expect_contains "$(cat "$TEST_DIR/dv-err/trace")" "pieces: earlier object for $a,$b hit" "the lookup"
+  expect_contains "$(whole_in "$TEST_DIR/dv-err")" "failed" "the whole-object reason"
+  [ ! -e "$TEST_DIR/dv-err/k.o" ] || fail "a failed compile left k.o (the A,B object?)"
 }
 
 # pz_case_one_target A B: a one-target compile runs whole by default (a build that never changes

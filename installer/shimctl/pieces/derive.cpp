@@ -260,22 +260,32 @@ PieceResult derive_object(const PieceRequest& request,
   auto plan = planned.get();
   if (!found)
     return not_derived("no earlier target set's object of this TU in the cache");
+  // From here the output holds the earlier object (the lookup wrote it): it goes unless this
+  // call's own object replaces it, so that a whole compile that fails leaves no object that a
+  // build tool going by times would take for this one.
+  auto earlier_goes = [&](std::string why) {
+    std::remove(call.output.c_str());
+    return not_derived(std::move(why));
+  };
   if (!plan)
-    return not_derived(why);
+    return earlier_goes(why);
+  auto verdict_for = [&](bool alone) {
+    std::string kind = plan_kind(*plan) + host_half_verdict_kind(objcopy) +
+                       (alone ? " derived alone" : " derived");
+    return verdict_of(verdict_place(request.tool->compiler_key(), request.real, kind),
+                      "objects are not derived from now on");
+  };
   bool alone = false;
   std::vector<std::string> compiled;
   if (auto failed = derive_from(
         request, call, *plan, objcopy, earlier, scratch, alone, compiled, messages, counts);
       !failed.empty())
-    return not_derived(failed);
-  std::string kind =
-    plan_kind(*plan) + host_half_verdict_kind(objcopy) + (alone ? " derived alone" : " derived");
-  auto verdict = verdict_of(verdict_place(request.tool->compiler_key(), request.real, kind),
-                            "objects are not derived from now on");
+    return earlier_goes(failed);
+  auto verdict = verdict_for(alone);
   if (verdict.said == "differ")
-    return not_derived("this toolchain once derived another object than its one-step compile");
+    return earlier_goes("this toolchain once derived another object than its one-step compile");
   if (!first_split_checked(request, call, verdict, scratch, counts))
-    return not_derived("the derived object differed from the one-step compile");
+    return earlier_goes("the derived object differed from the one-step compile");
   counts[std::string(derived)]++;
   trace(alone ? fmt::format("object: the {} object as it is (the TU registers no kernel)",
                             target_list(found->targets))
