@@ -42,16 +42,19 @@
 # The bytes one build needs are estimated before build 1 from two of its compiles (a kernel TU and
 # a host-only TU, their build.ninja commands, into a cache of their own), then checked against
 # build 1's bytes (within 15 % of the multiple).
-# Measured (2026-12-06, the machine shared, load 4-13): one build 3100-3176 KiB in 312-320 files
-# (pieces), 4580-4680 KiB in 281-288 (-fgpu-rdc), its 8 device links 259008 bytes. At 1.5x, in
-# three runs: build 1 evicted 0, 6, 8 files (one cleanup; build 2 still hit all 16: they were
-# pieces'), build 3 13 and 62 files (2 and 5 cleanups: 4, then 21 pieces and 4 host halves
-# compiled again) with the cache at 75-80 % of the budget; -fgpu-rdc: build 1 0 and 7 files,
-# build 3 3 and 7 pieces again. At 3x every count as expected. The link store evicted nothing
-# (9 links, 291136 bytes, under its cap of 388512). ccache seems to check only the subdirectory of
-# the result it stored: one grown by manifests sat above its limit (500 KiB against 458).
-# Time: 211-249 s of CPU for the suite (400-434 s wall at that load); the cold builds are most of
-# it (16 TUs x 9 compiles of hip_runtime.h; -O0/-O1 are no faster: the header is the work).
+# Measured before derived objects and the whole-cache budget (2026-12-06 morning, stored pieces,
+# ccache's cleanup alone): one build 3100-3176 KiB in 312-320 files (pieces), 4580-4680 KiB in
+# 281-288 (-fgpu-rdc), its 8 device links 259008 bytes; at 1.5x one build, build 1 evicted 0-8
+# files and build 3 13-62 (4-21 pieces and 4 host halves compiled again) with the cache at 75-80 %
+# of the budget; at 3x every count as expected.
+# Measured after (2026-12-06 09:53-09:58, the full test run beside it): one build 368 KiB in 32
+# files (16 whole objects); build 3 derived 16 objects (14 ninth targets compiled, 2 host-only as
+# they were), 0 lookups missed, nothing evicted, the cache 736 KiB of 1130k (1.5 x 2 x 368 KiB);
+# b1 67-85 s, b3 17-40 s. At 1.5x ONE build (565k): 5 of 16 lookups missed (objects compiled
+# whole), the cache 504 KiB after. Before the whole-cache budget, ccache's cleanup alone at
+# 1130k: 6 files evicted in build 3 (2 cleanups), 2 lookups missed, the cache at 60 % of it.
+# -fgpu-rdc (stored pieces): 4680 KiB, build 3 128 pieces hit and 16 compiled, nothing evicted; the
+# link store 9 links, 291136 bytes, under its cap of 388512.
 source "$SRC_DIR/tests/integration/lib-pieces.bash"
 
 BG_TARGETS="gfx900;gfx902;gfx906;gfx908;gfx90a;gfx1010;gfx1030;gfx1031"
