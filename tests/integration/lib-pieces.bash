@@ -467,10 +467,10 @@ pz_case_kernel_less() {
 }
 
 # derived_in DIR: "FROM:COMPILED" of DIR/trace's derived object ("A,B:C"; COMPILED "nothing"),
-# "FROM:alone" for a kernel-less TU's, or "".
+# "FROM:alone(COMPILED)" for a kernel-less TU's (its new targets compiled for their errors), or "".
 derived_in() {
   sed -n -e 's/^shimctl-shim: pieces: object derived from the \([^ ]*\) object: compiled \(.*\)$/\1:\2/p' \
-    -e 's/^shimctl-shim: pieces: object: the \([^ ]*\) object as it is (the TU registers no kernel)$/\1:alone/p' "$1/trace"
+    -e 's/^shimctl-shim: pieces: object: the \([^ ]*\) object as it is (the TU registers no kernel; compiled \(.*\) for its errors)$/\1:alone(\2)/p' "$1/trace"
 }
 
 # cache_entries [CACHE DIR]: how many files ccache keeps (results and manifests; 4.7 names them
@@ -499,7 +499,7 @@ pz_case_derive() {
   local two_objects; two_objects=$(cache_entries)
   [ "$two_objects" -gt 0 ] || fail "ccache kept no file for two whole objects"
   pz_compile "$TEST_DIR/dv-3" "${flags[@]}" $(targets "$a,$b,$c") "${h[@]}"
-  expect_eq "$a,$b:alone" "$(derived_in "$TEST_DIR/dv-3")" "kernel-less TU, A,B,C"
+  expect_eq "$a,$b:alone($c)" "$(derived_in "$TEST_DIR/dv-3")" "kernel-less TU, A,B,C"
   pz_compile "$TEST_DIR/dv-3" "${flags[@]}" $(targets "$a,$b,$c") "${k[@]}"
   expect_eq "$a,$b:$c" "$(derived_in "$TEST_DIR/dv-3")" "kernel TU, A,B,C"
   expect_checked "$TEST_DIR/dv-3"
@@ -509,7 +509,7 @@ pz_case_derive() {
   expect_eq "$a,$b,$c:nothing" "$(derived_in "$TEST_DIR/dv-ac")" "kernel TU, A,C"
   grep -q 'checked against' "$TEST_DIR/dv-ac/trace" && fail "the second derived object was checked again"
   grep -qx 'derived 3' "$CCACHE_DIR/shimctl-pieces" || fail "no derived 3 in the counters: $(xargs <"$CCACHE_DIR/shimctl-pieces")"
-  grep -qx 'target_compiled 1' "$CCACHE_DIR/shimctl-pieces" || fail "no target_compiled 1 in the counters"
+  grep -qx 'target_compiled 2' "$CCACHE_DIR/shimctl-pieces" || fail "no target_compiled 2 in the counters"
   pz_ref "$TEST_DIR/dv-3" h.o,h.d "${flags[@]}" $(targets "$a,$b,$c") "${h[@]}"
   pz_ref "$TEST_DIR/dv-3" k.o,k.d "${flags[@]}" $(targets "$a,$b,$c") "${k[@]}"
   for f in h.o h.d k.o k.d; do expect_same_file "$TEST_DIR/dv-3/ref.$f" "$TEST_DIR/dv-3/$f"; done
@@ -533,6 +533,14 @@ pz_case_derive() {
   expect_contains "$(cat "$TEST_DIR/dv-err/trace")" "pieces: earlier object for $a,$b hit" "the lookup"
   expect_contains "$(whole_in "$TEST_DIR/dv-err")" "failed" "the whole-object reason"
   [ ! -e "$TEST_DIR/dv-err/k.o" ] || fail "a failed compile left k.o (the A,B object?)"
+  # The same in a TU without kernels: its object is the A,B one, but the error still fails it.
+  printf '#include <hip/hip_runtime.h>\n#if defined(__%s__)\n#error no %s here\n#endif\nint h() { return 1; }\n' \
+    "$c" "$c" >"$TEST_DIR/dv-err/h.hip"
+  pz_compile "$TEST_DIR/dv-err" "${flags[@]}" $(targets "$a,$b") "${h[@]}"
+  (cd "$TEST_DIR/dv-err" && SHIMCTL_SHIM_TRACE=1 "${PZ_CC[@]}" "${flags[@]}" $(targets "$a,$b,$c") "${h[@]}" >trace 2>&1) &&
+    fail "the kernel-less compile for $c with an #error for it succeeded"
+  expect_contains "$(cat "$TEST_DIR/dv-err/trace")" "error: no $c here" "the compiler's error (kernel-less)"
+  [ ! -e "$TEST_DIR/dv-err/h.o" ] || fail "a failed kernel-less compile left h.o"
 }
 
 # pz_case_one_target A B: a one-target compile runs whole by default (a build that never changes

@@ -113,31 +113,20 @@ std::optional<std::string> entry_of(const OffloadBundle& bundle, const std::stri
   return std::nullopt;
 }
 
-// The targets' code objects for PLAN's bundler: from BUNDLE where it has them (written to
-// SCRATCH), else compiled (not through the cache tool: the derived object is what is stored).
-// FILES gets one per bundle input ("" for the host's); "" or why not.
-std::string gather_pieces(const PieceRequest& request,
-                          const OffloadCall& call,
-                          const OffloadPlan& plan,
-                          const OffloadBundle& bundle,
-                          const util::ScratchDir& scratch,
-                          std::vector<std::string>& files,
-                          std::vector<std::string>& compiled,
-                          std::string& messages,
-                          PieceCounts& counts) {
-  std::map<std::string, std::string> file_of;
+// TARGETS of CALL compiled as a piece would be on a miss, but not through the cache tool (the
+// derived object is what is stored): their files in FILE_OF, their names in COMPILED, their stderr
+// in MESSAGES. "" or why not (a target's compile failed: the call then fails whole, as it would).
+std::string compile_targets(const PieceRequest& request,
+                            const OffloadCall& call,
+                            std::vector<std::string> targets,
+                            const OffloadPlan& plan,
+                            const util::ScratchDir& scratch,
+                            std::map<std::string, std::string>& file_of,
+                            std::vector<std::string>& compiled,
+                            std::string& messages,
+                            PieceCounts& counts) {
   OffloadCall missing = call;
-  missing.targets.clear();
-  for (const auto& id : call.targets) {
-    if (auto bytes = entry_of(bundle, id)) {
-      std::string name = "earlier-" + target_file_name(id) + ".o";
-      if (!scratch.write(name, *bytes))
-        return "cannot write a code object taken from the earlier object";
-      file_of[id] = scratch.file(name);
-    } else {
-      missing.targets.push_back(id);
-    }
-  }
+  missing.targets = std::move(targets);
   util::EnvChanges env;
   if (plan.driver == OffloadDriver::new_driver)
     if (auto why = image_piece_env(request, env); !why.empty())
@@ -152,6 +141,37 @@ std::string gather_pieces(const PieceRequest& request,
     compiled.push_back(runs[i].name);
     counts[std::string(target_compiled)]++;
   }
+  return {};
+}
+
+// The targets' code objects for PLAN's bundler: from BUNDLE where it has them (written to
+// SCRATCH), else compiled (compile_targets). FILES gets one per bundle input ("" for the
+// host's); "" or why not.
+std::string gather_pieces(const PieceRequest& request,
+                          const OffloadCall& call,
+                          const OffloadPlan& plan,
+                          const OffloadBundle& bundle,
+                          const util::ScratchDir& scratch,
+                          std::vector<std::string>& files,
+                          std::vector<std::string>& compiled,
+                          std::string& messages,
+                          PieceCounts& counts) {
+  std::map<std::string, std::string> file_of;
+  std::vector<std::string> missing;
+  for (const auto& id : call.targets) {
+    if (auto bytes = entry_of(bundle, id)) {
+      std::string name = "earlier-" + target_file_name(id) + ".o";
+      if (!scratch.write(name, *bytes))
+        return "cannot write a code object taken from the earlier object";
+      file_of[id] = scratch.file(name);
+    } else {
+      missing.push_back(id);
+    }
+  }
+  if (auto failed =
+        compile_targets(request, call, missing, plan, scratch, file_of, compiled, messages, counts);
+      !failed.empty())
+    return failed;
   for (const auto& id : plan.bundle_inputs) {
     if (!id.empty() && !file_of.contains(id))
       return "the bundler asks for a target the call does not name: " + id;
@@ -160,14 +180,16 @@ std::string gather_pieces(const PieceRequest& request,
   return {};
 }
 
-// CALL's object (at CALL.output) from EARLIER's: its .hip_fatbin's code objects, the missing
-// targets compiled, bundled as PLAN bundles them. "" or why not; ALONE when EARLIER registers no
-// kernel (its object is the call's as it is).
+// CALL's object (at CALL.output) from EARLIER's (of the targets EARLIER_TARGETS): its
+// .hip_fatbin's code objects, the missing targets compiled, bundled as PLAN bundles them. "" or
+// why not; ALONE when EARLIER registers no kernel: its object is the call's as it is, and the
+// missing targets' device code is compiled all the same (its errors are the call's).
 std::string derive_from(const PieceRequest& request,
                         const OffloadCall& call,
                         const OffloadPlan& plan,
                         const std::string& objcopy,
                         const std::string& earlier,
+                        const std::vector<std::string>& earlier_targets,
                         const util::ScratchDir& scratch,
                         bool& alone,
                         std::vector<std::string>& compiled,
@@ -178,6 +200,15 @@ std::string derive_from(const PieceRequest& request,
     alone = registers_no_kernel(earlier);
     if (!alone)
       return "the earlier object is no ELF object";
+    std::vector<std::string> missing;
+    for (const auto& id : call.targets)
+      if (std::ranges::find(earlier_targets, id) == earlier_targets.end())
+        missing.push_back(id);
+    std::map<std::string, std::string> file_of;
+    if (auto failed = compile_targets(
+          request, call, missing, plan, scratch, file_of, compiled, messages, counts);
+        !failed.empty())
+      return failed;
     return copy_half(earlier, call.output) ? "" : "cannot copy the earlier object to the output";
   }
   std::string why;
@@ -270,15 +301,24 @@ PieceResult derive_object(const PieceRequest& request,
   if (!plan)
     return earlier_goes(why);
   auto verdict_for = [&](bool alone) {
-    std::string kind = plan_kind(*plan) + host_half_verdict_kind(objcopy) +
-                       (alone ? " derived alone" : " derived");
+    std::string kind =
+      plan_kind(*plan) + host_half_verdict_kind(objcopy) + (alone ? " derived alone" : " derived");
     return verdict_of(verdict_place(request.tool->compiler_key(), request.real, kind),
                       "objects are not derived from now on");
   };
   bool alone = false;
   std::vector<std::string> compiled;
-  if (auto failed = derive_from(
-        request, call, *plan, objcopy, earlier, scratch, alone, compiled, messages, counts);
+  if (auto failed = derive_from(request,
+                                call,
+                                *plan,
+                                objcopy,
+                                earlier,
+                                found->targets,
+                                scratch,
+                                alone,
+                                compiled,
+                                messages,
+                                counts);
       !failed.empty())
     return earlier_goes(failed);
   auto verdict = verdict_for(alone);
@@ -287,8 +327,10 @@ PieceResult derive_object(const PieceRequest& request,
   if (!first_split_checked(request, call, verdict, scratch, counts))
     return earlier_goes("the derived object differed from the one-step compile");
   counts[std::string(derived)]++;
-  trace(alone ? fmt::format("object: the {} object as it is (the TU registers no kernel)",
-                            target_list(found->targets))
+  trace(alone ? fmt::format("object: the {} object as it is (the TU registers no kernel; "
+                            "compiled {} for its errors)",
+                            target_list(found->targets),
+                            compiled.empty() ? std::string("nothing") : target_list(compiled))
               : fmt::format("object derived from the {} object: compiled {}",
                             target_list(found->targets),
                             compiled.empty() ? std::string("nothing") : target_list(compiled)));
