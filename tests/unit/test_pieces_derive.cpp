@@ -57,7 +57,9 @@ TEST_CASE("an offload bundle's entries by triple, and where it ends (what follow
   CHECK(why == "its fat binary is compressed");
   CHECK_FALSE(pieces::read_offload_bundle(bytes.substr(0, bytes.size() - 2), why));
   CHECK(why == "its fat binary's entries run past its end");
-  CHECK_FALSE(pieces::read_offload_bundle("\x7f" "ELF", why));
+  CHECK_FALSE(pieces::read_offload_bundle("\x7f"
+                                          "ELF",
+                                          why));
 }
 
 TEST_CASE("the earlier target sets to derive from: most targets shared first, then fewest others") {
