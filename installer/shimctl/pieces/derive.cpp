@@ -83,21 +83,12 @@ std::optional<OffloadPlan> derive_plan(const PieceRequest& request,
                                        const OffloadCall& call,
                                        const util::ScratchDir& scratch,
                                        std::string& why) {
-  std::vector<std::string> args(request.argv.begin() + 1, request.argv.end());
-  args.push_back("-###");
-  auto jobs = run_compiler(request, args);
-  if (!jobs || !jobs->ok()) {
-    why = "the driver's -### failed";
+  auto plan = asked_plan(request, call, why);
+  if (!plan)
     return std::nullopt;
-  }
-  auto plan = recognise_plan(util::job_lines(jobs->err), call.targets, call.rdc);
-  if (!(why = plan.whole_reason).empty())
+  if (plan->driver == OffloadDriver::new_driver &&
+      !(why = take_wrapper_bundler(*plan, dry_run_on_placeholders(*plan, scratch))).empty())
     return std::nullopt;
-  if (plan.driver == OffloadDriver::new_driver) {
-    plan.bundle_inputs = plan.package_images;
-    if (!(why = take_wrapper_bundler(plan, dry_run_on_placeholders(plan, scratch))).empty())
-      return std::nullopt;
-  }
   return plan;
 }
 

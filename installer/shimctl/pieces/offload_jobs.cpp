@@ -3,6 +3,7 @@
 #include <shimctl/pieces/new_driver.hpp>
 #include <shimctl/pieces/offload_jobs.hpp>
 #include <shimctl/pieces/offload_plan.hpp>
+#include <shimctl/util/job_lines.hpp>
 #include <string_view>
 
 namespace shimctl::pieces {
@@ -125,6 +126,24 @@ OffloadPlan recognise_plan(const std::vector<Job>& jobs,
       return refuse("bundle entry " + entries[i] + " does not come from its target's device job");
     plan.bundle_inputs.push_back(id);
   }
+  return plan;
+}
+
+std::optional<OffloadPlan> asked_plan(const PieceRequest& request,
+                                      const OffloadCall& call,
+                                      std::string& why) {
+  std::vector<std::string> args(request.argv.begin() + 1, request.argv.end());
+  args.push_back("-###");
+  auto jobs = run_compiler(request, args);
+  if (!jobs || !jobs->ok()) {
+    why = "the driver's -### failed";
+    return std::nullopt;
+  }
+  auto plan = recognise_plan(util::job_lines(jobs->err), call.targets, call.rdc);
+  if (!(why = plan.whole_reason).empty())
+    return std::nullopt;
+  if (plan.driver == OffloadDriver::new_driver)
+    plan.bundle_inputs = plan.package_images;
   return plan;
 }
 

@@ -4,7 +4,10 @@
 // comes from the plan, never from a flag. Anything else (a compressing old bundler, another
 // job) is not recognised: the compile runs whole.
 #pragma once
+#include <optional>
+#include <shimctl/pieces/offload_call.hpp>
 #include <shimctl/pieces/offload_plan.hpp>
+#include <shimctl/pieces/piece_request.hpp>
 #include <string>
 #include <vector>
 
@@ -14,5 +17,12 @@ namespace shimctl::pieces {
 [[nodiscard]] OffloadPlan recognise_plan(const std::vector<Job>& jobs,
                                          const std::vector<std::string>& targets,
                                          bool rdc);
+
+// REQUEST's plan, asked of its driver (`-###`) and recognised for CALL; the new driver's bundle
+// inputs are its packager's images, in its order, until its linker wrapper is asked. nullopt:
+// why the call runs whole, in WHY.
+[[nodiscard]] std::optional<OffloadPlan> asked_plan(const PieceRequest& request,
+                                                    const OffloadCall& call,
+                                                    std::string& why);
 
 } // namespace shimctl::pieces

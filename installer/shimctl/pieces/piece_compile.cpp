@@ -119,19 +119,12 @@ std::optional<Split> plan_split(const PieceRequest& request,
   Split split;
   split.call = std::move(offload_call);
   const auto& call = split.call;
-  std::vector<std::string> args(request.argv.begin() + 1, request.argv.end());
-  args.push_back("-###");
-  auto jobs = run_compiler(request, args);
-  if (!jobs || !jobs->ok()) {
-    why = "the driver's -### failed";
+  auto asked = asked_plan(request, call, why);
+  if (!asked)
     return std::nullopt;
-  }
   auto& plan = split.plan;
-  plan = recognise_plan(util::job_lines(jobs->err), call.targets, call.rdc);
-  if (!(why = plan.whole_reason).empty())
-    return std::nullopt;
+  plan = std::move(*asked);
   if (plan.driver == OffloadDriver::new_driver) {
-    plan.bundle_inputs = plan.package_images; // the packager's images, in its order
     split.bundler_from_wrapper = !call.rdc;
     if (!call.rdc && !(why = image_piece_env(request, split.piece_env)).empty())
       return std::nullopt;
