@@ -134,10 +134,17 @@ nlohmann::json store_json(const commands::StatusReport& r) {
 std::string budget_text(const commands::StatusReport& r) {
   if (r.cache_location.empty() || !r.cache_location.starts_with("/"))
     return {};
-  std::string out = fmt::format("budget:      {} of {}{} (whole objects and GPU-target pieces)",
-                                util::size_text(r.cache_bytes),
-                                util::size_text(r.cache_max),
-                                r.max_is_default ? ", the tool's default" : "");
+  // Stored pieces only with -fgpu-rdc or SHIMCTL_PIECES_STORE=1: else the entries are whole
+  // objects.
+  bool stored_pieces =
+    pieces::count_of(r.pieces, pieces::piece_hit) + pieces::count_of(r.pieces, pieces::piece_miss) >
+    0;
+  std::string out =
+    fmt::format("budget:      {} of {}{} ({})",
+                util::size_text(r.cache_bytes),
+                util::size_text(r.cache_max),
+                r.max_is_default ? ", the tool's default" : "",
+                stored_pieces ? "whole objects and GPU-target pieces" : "whole objects");
   if (const auto& links = r.device_links; r.links_apply && !links.dir.empty())
     out += fmt::format("; device links {} of {}, a cap of their own",
                        util::size_text(links.bytes),
