@@ -215,8 +215,8 @@ PROJECT_WHAT = ("a CMake project (hipcc -O3 -std=c++17 -MD -MT -MF, 2 TUs withou
 
 
 def project_report(stacks):
-    """The project kernel's own table: per stack, the rounds' ratios, whether every kernel TU reused its
-    host half (trace and counters), the counters' delta of the {A,B,C} build."""
+    """The project kernel's own table: per stack, the rounds' ratios, whether every TU derived its object
+    from its {A,B} one (trace and counters), the counters' delta of the {A,B,C} build."""
     rows = [(s, l) for s in stacks for l in s.get("project", [])]
     if not rows:
         return []
@@ -226,11 +226,11 @@ def project_report(stacks):
          "-DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_STANDARD=17`: built for {A,B} through the shim into an empty cache "
          "(fill), then, paired in alternating order, a fresh build dir for {A,B,C} through the shim against that cache "
          "and a fresh one uncached (`SHIMCTL_DISABLE=1`); the builds (ninja -j NPROC) timed, not the configures. "
-         "Host halves: from the {A,B,C} build's trace (each TU's lines under its ninja status line) and the delta of "
-         "CACHE/shimctl-pieces: reused = every kernel TU's trace says `host half hit`, no TU's says `host half miss` "
-         "or `host half not used`, host_miss +0 and host_hit >= the kernel TUs.", "",
+         "Derived: from the {A,B,C} build's trace (each TU's lines under its ninja status line) and the delta of "
+         "CACHE/shimctl-pieces: every kernel TU's trace says `object derived from the A,B object`, every kernel-less "
+         "TU's `object: the A,B object as it is`, derived and target_compiled +TUs, lookup_miss +0.", "",
          "| stack | round | fill s | shim s | uncached s | shim / uncached | CPU s: shim / uncached | CPU ratio | "
-         "every kernel TU reused its host half | trace | counters' delta | cmp |",
+         "every TU derived from its {A,B} object | trace | counters' delta | cmp |",
          "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for s, l in rows:
         r, delta, traced, reused, fill = l[:5]
@@ -243,10 +243,8 @@ def project_report(stacks):
             continue
         cpu = f"{ac:.1f} / {uc:.1f} | {ac / uc:.2f}" if ac and uc else "- | -"
         tr = dict(x.split("=", 1) for x in traced.split() if "=" in x)
-        traced = (f"kernel TUs: {tr.get('kernel_host_hit', '?')}/{tr.get('kernel_tus', '?')} host half hit, "
-                  f"{tr.get('kernel_split', '?')} from pieces; without kernels: {tr.get('kernelless_alone', '?')}/"
-                  f"{tr.get('kernelless_tus', '?')} the host half alone ({tr.get('kernelless_host_hit', '?')} hit); "
-                  f"host half miss {tr.get('host_miss_traced', '?')}, not used {tr.get('host_refused_traced', '?')}")
+        traced = (f"kernel TUs: {tr.get('kernel_derived', '?')}/{tr.get('kernel_tus', '?')} derived; without "
+                  f"kernels: {tr.get('kernelless_as_it_was', '?')}/{tr.get('kernelless_tus', '?')} as they were")
         L.append(f"| {s['stack']} | {r} | {float(fill):.1f} | {a:.1f} | {u:.1f} | {a / u:.2f} | {cpu} | "
                  f"{'yes' if reused == 'yes' else '**NO**'} | {traced} | {delta} | {mine.count('same')}/{len(mine)} same |")
     for s in stacks:
