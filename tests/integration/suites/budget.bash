@@ -57,6 +57,13 @@
 # link store 9 links, 291136 bytes, under its cap of 388512.
 source "$SRC_DIR/tests/integration/lib-pieces.bash"
 
+# The -fgpu-rdc variant (stored pieces, the device-link store; 130 s) is outside scripts/test's
+# time budget: SHIMCTL_TEST_BUDGET=all runs it.
+if [ "${SHIMCTL_TEST_BUDGET:-}" != all ]; then
+  SUITE_TESTS_SKIP=${SUITE_TESTS_SKIP:+$SUITE_TESTS_SKIP|}'^test_budget_rdc_links$'
+  SUITE_TESTS_SKIP_WHY="${SUITE_TESTS_SKIP_WHY:+$SUITE_TESTS_SKIP_WHY; }scripts/test's time budget: SHIMCTL_TEST_BUDGET=all runs it"
+fi
+
 BG_TARGETS="gfx900;gfx902;gfx906;gfx908;gfx90a;gfx1010;gfx1030;gfx1031"
 BG_NINTH=gfx1032
 BG_KERNEL_TUS=14 BG_HOST_TUS=2 # 16 TUs
