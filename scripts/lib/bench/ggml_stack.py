@@ -545,7 +545,10 @@ class Ggml:
         # SHIMCTL_PIECES=1: A's one-target compiles are split too (by default only two or more
         # targets are: docs/per-target.md), so that B finds their pieces.
         ms = self.timed_build(b, {"CCACHE_DIR": str(self.cache), "XDG_CACHE_HOME": str(self.pxdg),
-                                  "SHIMCTL_SHIM_TRACE": "1", "SHIMCTL_PIECES": "1"})
+                                  "SHIMCTL_SHIM_TRACE": "1", "SHIMCTL_PIECES": "1",
+                                  # the stored pieces (B another machine's target set: issue 44's
+                                  # derived objects are a user's own)
+                                  "SHIMCTL_PIECES_STORE": "1"})
         after = piece_counts(self.cache)
         self.put(f"{key}.ms", ms)
         self.put_stats(key, self.cache)
@@ -590,7 +593,7 @@ class Ggml:
                                  "__global__ void shimctl_warmup(float* x) { x[threadIdx.x] *= 2.0f; }\n")
         if run([self.PS / "lib/llvm/bin/clang++", "-x", "hip", "-O2", "--offload-arch=gfx90a", "-c", "w.hip", "-o", "w.o"],
                cwd=d, env={"CCACHE_DIR": str(cache), "XDG_CACHE_HOME": str(self.pxdg), "SHIMCTL_SHIM_TRACE": "1",
-                    "SHIMCTL_PIECES": "1"},  # one target: split only on request
+                    "SHIMCTL_PIECES": "1", "SHIMCTL_PIECES_STORE": "1"},  # one target: split only on request
                logfile=d / "log") != 0:
             print((d / "log").read_text(errors="replace"), file=sys.stderr)
             raise Failed("the pieces' warm-up compile failed")

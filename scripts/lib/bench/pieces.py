@@ -105,8 +105,10 @@ def read_stack(work, stack):
     times, pieces, cmp = {}, {}, {}
     for k, step, r, side, s in (l[:5] for l in tsv(work / "times.tsv") if len(l) >= 5):
         times.setdefault((k, step, side), {})[r] = float(s)
-    for k, step, r, h, m, sp in (l[:6] for l in tsv(work / "pieces.tsv") if len(l) >= 6):
-        pieces.setdefault((k, step), []).append((int(h), int(m), int(sp)))
+    for l in (l for l in tsv(work / "pieces.tsv") if len(l) >= 6):
+        k, step, r, h, m, sp = l[:6]
+        dv, tc = (int(l[6]), int(l[7])) if len(l) >= 8 else (0, 0)
+        pieces.setdefault((k, step), []).append((int(h), int(m), int(sp), dv, tc))
     cmp_round = {}
     for k, step, r, v in (l[:4] for l in tsv(work / "cmp.tsv") if len(l) >= 4):
         cmp.setdefault((k, step), []).append(v)
@@ -134,9 +136,10 @@ def pieces_text(p):
     if not p:
         return "-"
     kinds = {}
-    for h, m, s in p:
-        kinds[(h, m, s)] = kinds.get((h, m, s), 0) + 1
-    return ", ".join(f"{n}x {h} hit / {m} miss{'' if s else ', not split'}" for (h, m, s), n in sorted(kinds.items()))
+    for x in p:
+        kinds[x] = kinds.get(x, 0) + 1
+    return ", ".join(f"{n}x derived, {tc} compiled" if dv else f"{n}x {h} hit / {m} miss{'' if s else ', not split'}"
+                     for (h, m, s, dv, tc), n in sorted(kinds.items()))
 
 
 def report(info, stacks):

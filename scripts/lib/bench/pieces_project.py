@@ -123,6 +123,18 @@ class Project:
     def objects(self, b):
         return sorted(str(p.relative_to(b)) for p in b.rglob("*.o"))
 
+    def warm_up(self):
+        """The toolchain's first derived objects through hipcc (a kernel TU's and a kernel-less TU's)
+        are checked against their one-step compiles, once per user (pieces-checked/): here, in a
+        project of one TU of each, so that no round pays for the checks."""
+        s, d = self.s, self.s.W / "project" / "warmup"
+        d.mkdir(parents=True, exist_ok=True)
+        s.run_logged([s.src / "scripts" / "gen-hip-project", d / "src", 1, "--kernel-less", 1],
+                     d / "gen.log", "gen-hip-project (warm-up)")
+        env = {"CCACHE_DIR": str(d / "cache"), "SHIMCTL_SHIM_TRACE": "1"}
+        self.build(d, "b-2", [s.A, s.B], env)
+        self.build(d, "b-3", [s.A, s.B, s.C], env)
+
     def one_round(self, r):
         s, d = self.s, self.s.W / "project" / f"r{r}"
         A, B, C = s.A, s.B, s.C
@@ -149,7 +161,7 @@ class Project:
 
         s.pair(r, shim, uncached)
         s.append_tsv("pieces.tsv", "project", "add", r, delta.get("piece_hit", 0), delta.get("piece_miss", 0),
-                     delta.get("split_compile", 0))
+                     delta.get("split_compile", 0), delta.get("derived", 0), delta.get("target_compiled", 0))
         objs = self.objects(d / "b-unc")
         for o in objs:
             x, y = d / "b-shim" / o, d / "b-unc" / o
