@@ -126,10 +126,11 @@ class Project:
     def warm_up(self):
         """The toolchain's first derived objects through hipcc (a kernel TU's and a kernel-less TU's)
         are checked against their one-step compiles, once per user (pieces-checked/): here, in a
-        project of one TU of each, so that no round pays for the checks."""
+        small project (gen-hip-project asks for 4 kernel TUs at least, and one without), so that no
+        round pays for the checks."""
         s, d = self.s, self.s.W / "project" / "warmup"
         d.mkdir(parents=True, exist_ok=True)
-        s.run_logged([s.src / "scripts" / "gen-hip-project", d / "src", 1, "--kernel-less", 1],
+        s.run_logged([s.src / "scripts" / "gen-hip-project", d / "src", 4, "--kernel-less", 1],
                      d / "gen.log", "gen-hip-project (warm-up)")
         env = {"CCACHE_DIR": str(d / "cache"), "SHIMCTL_SHIM_TRACE": "1"}
         self.build(d, "b-2", [s.A, s.B], env)
