@@ -251,8 +251,7 @@ PieceResult derive_object(const PieceRequest& request,
   // A tool with a jobserver of its own (sccache): this compile's slot goes back while it asks.
   std::optional<LentSlot> slot;
   if (request.tool->runs_a_jobserver()) {
-    const char* makeflags = std::getenv("CARGO_MAKEFLAGS");
-    if (auto lent = LentSlot::lend(makeflags ? makeflags : ""))
+    if (auto lent = LentSlot::lend_to_the_server())
       slot.emplace(std::move(*lent));
     else {
       (void)planned.get();

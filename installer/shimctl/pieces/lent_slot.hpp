@@ -15,6 +15,9 @@ public:
   // Gives this process's slot back to the jobserver MAKEFLAGS names (CARGO_MAKEFLAGS' value);
   // nullopt when it names none that can be used.
   [[nodiscard]] static std::optional<LentSlot> lend(const std::string& makeflags);
+  // The same for the jobserver the cache tool's server names to the compiler it runs
+  // (CARGO_MAKEFLAGS).
+  [[nodiscard]] static std::optional<LentSlot> lend_to_the_server();
   LentSlot(LentSlot&& other) noexcept;
   LentSlot& operator=(LentSlot&&) = delete;
   LentSlot(const LentSlot&) = delete;

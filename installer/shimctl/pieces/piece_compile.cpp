@@ -228,7 +228,7 @@ PieceResult split_compile_of(const PieceRequest& request) {
   bool lends = request.tool->runs_a_jobserver();
   std::optional<LentSlot> slot;
   auto lend = [&slot] {
-    if (auto lent = LentSlot::lend(env_or("CARGO_MAKEFLAGS")))
+    if (auto lent = LentSlot::lend_to_the_server())
       slot.emplace(std::move(*lent));
     return slot.has_value();
   };
