@@ -503,6 +503,9 @@ pz_case_derive() {
   pz_compile "$TEST_DIR/dv-3" "${flags[@]}" $(targets "$a,$b,$c") "${k[@]}"
   expect_eq "$a,$b:$c" "$(derived_in "$TEST_DIR/dv-3")" "kernel TU, A,B,C"
   expect_checked "$TEST_DIR/dv-3"
+  # The A,B entries they came from are superseded: their last use goes back to 1970
+  # (cache_budget.hpp's supersede), the first files an eviction takes.
+  expect_eq 4 "$(find "$CCACHE_DIR" -type f ! -newermt 1971-01-01 | wc -l)" "superseded files (A,B's 2 manifests and 2 results)"
   expect_eq "" "$(pieces_in "$TEST_DIR/dv-3")$(host_in "$TEST_DIR/dv-3")" "pieces through the cache"
   expect_eq $((2 * two_objects)) "$(cache_entries)" "ccache's files after four whole objects (no piece)"
   pz_compile "$TEST_DIR/dv-ac" "${flags[@]}" $(targets "$a,$c") "${k[@]}"

@@ -1,5 +1,9 @@
+#include <cstdio>
 #include <doctest/doctest.h>
 #include <shimctl/cache/cache_budget.hpp>
+#include <string>
+#include <sys/stat.h>
+#include <unistd.h>
 
 using namespace shimctl;
 
@@ -35,6 +39,19 @@ TEST_CASE(
   CHECK(cache::eviction_age(files, 150, now) == 9);
   // Only the last 2 seconds' files could be kept: nothing is evicted by age.
   CHECK_FALSE(cache::eviction_age({ { 998, 100 }, { 1000, 100 } }, 100, now));
+}
+
+TEST_CASE("a superseded entry's last use goes back to 1970; a missing file is no error") {
+  char name[] = "/tmp/shimctl-superseded-XXXXXX";
+  int fd = ::mkstemp(name);
+  REQUIRE(fd >= 0);
+  ::close(fd);
+  cache::supersede({ name, std::string(name) + ".gone" });
+  struct stat st {};
+  REQUIRE(::stat(name, &st) == 0);
+  CHECK(st.st_mtim.tv_sec == cache::superseded_used);
+  CHECK(st.st_atim.tv_sec > cache::superseded_used); // its reads stay as they were
+  std::remove(name);
 }
 
 TEST_SUITE_END();

@@ -1,6 +1,10 @@
 // The cache tools behind cache::Tool (cache/tool.hpp): the table, and ccache's hit evidence.
+#include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <doctest/doctest.h>
+#include <filesystem>
+#include <fmt/format.h>
 #include <optional>
 #include <shimctl/cache/ccache_tool.hpp>
 #include <shimctl/cache/sccache_tool.hpp>
@@ -113,6 +117,43 @@ TEST_CASE("a miss names what the log tells") {
   CHECK_FALSE(quiet.hit);
   CHECK(quiet.why == "ccache's log shows no stored result was used (a miss)");
   CHECK(ccache_log_outcome("").why == "ccache wrote no log (was ccache run at all?)");
+}
+
+TEST_CASE("the entry a lookup served: its manifest and result from local storage, raw files") {
+  char dir_template[] = "/tmp/shimctl-served-XXXXXX";
+  REQUIRE(::mkdtemp(dir_template));
+  std::string dir = dir_template;
+  auto touch = [&](const std::string& name) {
+    std::fclose(std::fopen((dir + "/" + name).c_str(), "w"));
+  };
+  SUBCASE("4.7.5: a manifest (M), then the result (R) and its raw file") {
+    for (auto name : { "336dnM", "5e0nheR", "5e0nhe0W", "5e0nhe1W", "5e0nhxW", "77R" })
+      touch(name);
+    auto log = fmt::format(
+      "[2026-12-06T12:51:05.687439 20743] Retrieved 64336dn from local storage ({0}/336dnM)\n"
+      "[2026-12-06T12:51:05.687542 20743] Result key: e35e0nhe\n"
+      "[2026-12-06T12:51:05.687549 20743] Retrieved e35e0nhe from local storage ({0}/5e0nheR)\n"
+      "[2026-12-06T12:51:05.687609 20743] Succeeded getting cached result\n",
+      dir);
+    auto files = cache::ccache_served_entry_files(log);
+    std::sort(files.begin(), files.end());
+    CHECK(files == std::vector<std::string>{
+                     dir + "/336dnM", dir + "/5e0nhe0W", dir + "/5e0nhe1W", dir + "/5e0nheR" });
+  }
+  SUBCASE("4.14.2: no suffixes") {
+    auto log = fmt::format(
+      "[2026-12-06T12:51:08.182945 20772] Retrieved 6706c0 from local storage ({0}/06c0)\n"
+      "[2026-12-06T12:51:08.183021 20772] Retrieved b2435c from local storage ({0}/435c)\n",
+      dir);
+    CHECK(cache::ccache_served_entry_files(log) ==
+          std::vector<std::string>{ dir + "/06c0", dir + "/435c" });
+  }
+  SUBCASE("none: a miss, or only from remote storage") {
+    CHECK(cache::ccache_served_entry_files("[x 1] Failed to get result from manifest\n").empty());
+    CHECK(cache::ccache_served_entry_files("[x 1] Retrieved b2 from remote storage (file:/a)\n")
+            .empty());
+  }
+  std::filesystem::remove_all(dir);
 }
 
 TEST_SUITE_END();

@@ -83,6 +83,12 @@ std::vector<CacheEntryFile> entry_files(const std::string& dir) {
 
 } // namespace
 
+void supersede(const std::vector<std::string>& files) {
+  const struct timespec times[2] = { { 0, UTIME_OMIT }, { superseded_used, 0 } };
+  for (const auto& file : files)
+    (void)::utimensat(AT_FDCWD, file.c_str(), times, AT_SYMLINK_NOFOLLOW);
+}
+
 void keep_budget_after_miss(std::string_view tool_name) {
   const Tool* tool = tool_named(tool_name);
   const char* text = std::getenv(std::string(budget_variable).c_str());

@@ -7,7 +7,7 @@
 // (`record-miss`, shim/formats/miss_record.h) shimctl asks the tool for the cache's size and, over
 // the limit, has it evict the entries used least recently across the whole cache down to 90 % of
 // the limit (ccache --evict-older-than: its own counters stay right). A user's own CCACHE_MAXSIZE
-// (another TOOL-LIMIT) turns this off.
+// (another TOOL-LIMIT) turns this off. An entry a newer one supersedes goes first (supersede).
 #pragma once
 #include <cstdint>
 #include <optional>
@@ -48,6 +48,12 @@ struct CacheEntryFile {
 [[nodiscard]] std::optional<std::int64_t> eviction_age(std::vector<CacheEntryFile> files,
                                                        std::uint64_t bytes_left,
                                                        std::int64_t now);
+
+// Makes the entry FILES (a derived object's earlier one, Tool::served_entry_files) the first the
+// budget, or the tool's own cleanup, evicts: their last use goes back to superseded_used. A hit
+// on them makes them recent again. Best effort (a file another user owns keeps its time).
+inline constexpr std::int64_t superseded_used = 1; // the first second of 1970
+void supersede(const std::vector<std::string>& files);
 
 // After a miss of TOOL (record-miss's): keeps the budget SHIMCTL_CACHE_BUDGET names, if any and
 // not overridden; best effort, silent (a compile never fails for it).

@@ -1,7 +1,10 @@
 #include <algorithm>
 #include <array>
+#include <cctype>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <shimctl/cache/cache_budget.hpp>
 #include <shimctl/cache/ccache_tool.hpp>
 #include <shimctl/cache/max_size.hpp>
@@ -296,6 +299,19 @@ public:
       return fail("{} --evict-older-than failed: {}", settings.path, util::first_line(r.err));
     return {};
   }
+  bool logs_served_entry(util::EnvChanges& env, const std::string& log_file) const override {
+    env["CCACHE_LOGFILE"] = log_file;
+    return true;
+  }
+  std::vector<std::string> served_entry_files(const std::string& log_file) const override {
+    auto log = util::read_text_file(log_file);
+    if (const char* own = std::getenv("CCACHE_LOGFILE"); own && *own && !log.empty())
+      if (FILE* file = std::fopen(own, "a")) {
+        std::fwrite(log.data(), 1, log.size(), file);
+        std::fclose(file);
+      }
+    return ccache_served_entry_files(log);
+  }
 };
 
 } // namespace
@@ -343,6 +359,40 @@ CcacheLogOutcome ccache_log_outcome(const std::string& log) {
   for (const auto& r : reasons)
     why += (why.empty() ? "" : "; ") + r;
   return { false, why.size() > 300 ? why.substr(0, 300) + "..." : why };
+}
+
+std::vector<std::string> ccache_served_entry_files(std::string_view log) {
+  constexpr std::string_view retrieved = "] Retrieved ", local = " from local storage (";
+  std::vector<std::string> files;
+  for (auto at = log.find(retrieved); at != std::string_view::npos;
+       at = log.find(retrieved, at + 1)) {
+    auto line = log.substr(at, log.find('\n', at) - at);
+    auto open = line.find(local);
+    if (open == std::string_view::npos || !line.ends_with(')'))
+      continue;
+    std::filesystem::path path(
+      line.substr(open + local.size(), line.size() - open - local.size() - 1));
+    if (!path.is_absolute() || std::ranges::find(files, path.string()) != files.end())
+      continue;
+    files.push_back(path.string());
+    std::string stem = path.filename().string();
+    if (stem.ends_with('R'))
+      stem.pop_back();
+    else if (stem.ends_with('M'))
+      continue; // 4.7's manifest: no raw files
+    std::error_code error;
+    for (std::filesystem::directory_iterator it(path.parent_path(), error), end;
+         !error && it != end;
+         it.increment(error)) {
+      std::string name = it->path().filename().string();
+      if (name.size() > stem.size() + 1 && name.starts_with(stem) && name.ends_with('W') &&
+          std::all_of(name.begin() + static_cast<std::ptrdiff_t>(stem.size()),
+                      name.end() - 1,
+                      [](char c) { return std::isxdigit(static_cast<unsigned char>(c)); }))
+        files.push_back(it->path().string());
+    }
+  }
+  return files;
 }
 
 } // namespace shimctl::cache

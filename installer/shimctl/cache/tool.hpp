@@ -226,6 +226,17 @@ public:
   [[nodiscard]] virtual util::Status evict_older_than(const core::CacheSettings& settings,
                                                       const std::string& dir,
                                                       std::int64_t seconds) const = 0;
+
+  // ---- an entry a newer one supersedes (a derived object's earlier one: pieces/derive.hpp) ----
+  // Makes a lookup run with ENV log to LOG_FILE which entry it served (ccache: CCACHE_LOGFILE);
+  // false when the tool cannot say (sccache: its own least-recently-used order stands).
+  [[nodiscard]] virtual bool logs_served_entry(util::EnvChanges& env,
+                                               const std::string& log_file) const = 0;
+  // The files of the entry (a manifest, a result) the lookup logged in LOG_FILE served from the
+  // local cache ({} when none); the log's lines go on to the user's own log, if the environment
+  // names one.
+  [[nodiscard]] virtual std::vector<std::string> served_entry_files(
+    const std::string& log_file) const = 0;
 };
 
 // The tools this shimctl knows, in --help order; the first is the default.

@@ -5,6 +5,7 @@
 #include <fmt/ranges.h>
 #include <future>
 #include <optional>
+#include <shimctl/cache/cache_budget.hpp>
 #include <shimctl/pieces/derive.hpp>
 #include <shimctl/pieces/host_half.hpp>
 #include <shimctl/pieces/lent_slot.hpp>
@@ -53,25 +54,32 @@ TargetSet writing_here(TargetSet set, const std::vector<std::string>& now) {
 }
 
 // The earlier object, written where the call writes its own (and its depfile too, which does
-// not depend on the targets): looked up through the cache tool and moved to EARLIER. True on a hit.
+// not depend on the targets): looked up through the cache tool and moved to EARLIER. True on a
+// hit; SERVED gets the tool's files of it, where the tool names them (Tool::served_entry_files).
 bool looked_up(const PieceRequest& request,
                const TargetSet& set,
                const std::string& output,
-               const std::string& mark,
+               const util::ScratchDir& scratch,
                const std::string& earlier,
+               std::vector<std::string>& served,
                std::string& messages) {
   std::vector<std::string> args{ request.cache_tool };
   args.insert(args.end(), set.argv.begin(), set.argv.end());
+  std::string mark = scratch.file("lookup.compiled"), log = scratch.file("lookup.log");
+  std::remove(log.c_str());
   util::RunOptions options;
   options.env["SHIMCTL_PIECE_MARK"] = mark;
   options.env[lookup_only_variable] = "1";
   request.tool->piece_environment(options.env);
+  bool logs = request.tool->logs_served_entry(options.env, log);
   auto run = util::run(args, options);
   bool hit = run && run->ok() && ::access(mark.c_str(), F_OK) != 0;
   std::error_code error;
   if (hit)
     std::filesystem::copy_file(
       output, earlier, std::filesystem::copy_options::overwrite_existing, error);
+  if (logs)
+    served = request.tool->served_entry_files(log);
   if (hit && !error)
     messages += run->err;
   std::remove(mark.c_str());
@@ -262,13 +270,15 @@ PieceResult derive_object(const PieceRequest& request,
     }
   }
   std::string messages, earlier = scratch.file("earlier.o");
+  std::vector<std::string> served;
   const TargetSet* found = nullptr;
   for (std::size_t i = 0; i < sets.size() && i < lookups_at_most && !found; i++) {
     bool hit = looked_up(request,
                          writing_here(sets[i], cache_call_of(call)),
                          call.output,
-                         scratch.file("lookup.compiled"),
+                         scratch,
                          earlier,
+                         served,
                          messages);
     counts[std::string(hit ? lookup_hit : lookup_miss)]++;
     trace(
@@ -317,6 +327,9 @@ PieceResult derive_object(const PieceRequest& request,
   if (!first_split_checked(request, call, verdict, scratch, counts))
     return earlier_goes("the derived object differed from the one-step compile");
   counts[std::string(derived)]++;
+  // The earlier object is superseded: over the budget it goes before any other (this build
+  // has read it; a TU that has not derived yet still needs its own).
+  cache::supersede(served);
   trace(alone ? fmt::format("object: the {} object as it is (the TU registers no kernel; "
                             "compiled {} for its errors)",
                             target_list(found->targets),
