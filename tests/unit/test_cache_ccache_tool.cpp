@@ -119,7 +119,8 @@ TEST_CASE("a miss names what the log tells") {
   CHECK(ccache_log_outcome("").why == "ccache wrote no log (was ccache run at all?)");
 }
 
-TEST_CASE("the entry a lookup served: its manifest and result from local storage, raw files") {
+TEST_CASE(
+  "the entries a run served and stored: manifests and results in local storage, raw files") {
   char dir_template[] = "/tmp/shimctl-served-XXXXXX";
   REQUIRE(::mkdtemp(dir_template));
   std::string dir = dir_template;
@@ -135,7 +136,7 @@ TEST_CASE("the entry a lookup served: its manifest and result from local storage
       "[2026-12-06T12:51:05.687549 20743] Retrieved e35e0nhe from local storage ({0}/5e0nheR)\n"
       "[2026-12-06T12:51:05.687609 20743] Succeeded getting cached result\n",
       dir);
-    auto files = cache::ccache_served_entry_files(log);
+    auto files = cache::ccache_logged_entries(log).served;
     std::sort(files.begin(), files.end());
     CHECK(files == std::vector<std::string>{
                      dir + "/336dnM", dir + "/5e0nhe0W", dir + "/5e0nhe1W", dir + "/5e0nheR" });
@@ -145,13 +146,25 @@ TEST_CASE("the entry a lookup served: its manifest and result from local storage
       "[2026-12-06T12:51:08.182945 20772] Retrieved 6706c0 from local storage ({0}/06c0)\n"
       "[2026-12-06T12:51:08.183021 20772] Retrieved b2435c from local storage ({0}/435c)\n",
       dir);
-    CHECK(cache::ccache_served_entry_files(log) ==
+    CHECK(cache::ccache_logged_entries(log).served ==
           std::vector<std::string>{ dir + "/06c0", dir + "/435c" });
   }
+  SUBCASE("a miss that stored: its result, then its manifest") {
+    touch("5e0nheR");
+    auto log = fmt::format(
+      "[2026-12-06T13:00:14.177882 28895] No 64336dn in local storage\n"
+      "[2026-12-06T13:00:14.221598 28895] Stored e35e0nhe in local storage ({0}/5e0nheR)\n"
+      "[2026-12-06T13:00:14.221694 28895] Stored 64336dn in local storage ({0}/336dnM)\n",
+      dir);
+    auto entries = cache::ccache_logged_entries(log);
+    CHECK(entries.served.empty());
+    CHECK(entries.stored == std::vector<std::string>{ dir + "/5e0nheR", dir + "/336dnM" });
+  }
   SUBCASE("none: a miss, or only from remote storage") {
-    CHECK(cache::ccache_served_entry_files("[x 1] Failed to get result from manifest\n").empty());
-    CHECK(cache::ccache_served_entry_files("[x 1] Retrieved b2 from remote storage (file:/a)\n")
-            .empty());
+    CHECK(
+      cache::ccache_logged_entries("[x 1] Failed to get result from manifest\n").served.empty());
+    CHECK(cache::ccache_logged_entries("[x 1] Retrieved b2 from remote storage (file:/a)\n")
+            .served.empty());
   }
   std::filesystem::remove_all(dir);
 }

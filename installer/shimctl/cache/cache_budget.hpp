@@ -49,7 +49,7 @@ struct CacheEntryFile {
                                                        std::uint64_t bytes_left,
                                                        std::int64_t now);
 
-// Makes the entry FILES (a derived object's earlier one, Tool::served_entry_files) the first the
+// Makes the entry FILES (a derived object's earlier one, Tool::logged_entries) the first the
 // budget, or the tool's own cleanup, evicts: their last use goes back to superseded_used. A hit
 // on them makes them recent again. Best effort (a file another user owns keeps its time).
 inline constexpr std::int64_t superseded_used = 1; // the first second of 1970

@@ -299,18 +299,18 @@ public:
       return fail("{} --evict-older-than failed: {}", settings.path, util::first_line(r.err));
     return {};
   }
-  bool logs_served_entry(util::EnvChanges& env, const std::string& log_file) const override {
+  bool logs_entries(util::EnvChanges& env, const std::string& log_file) const override {
     env["CCACHE_LOGFILE"] = log_file;
     return true;
   }
-  std::vector<std::string> served_entry_files(const std::string& log_file) const override {
+  LoggedEntries logged_entries(const std::string& log_file) const override {
     auto log = util::read_text_file(log_file);
     if (const char* own = std::getenv("CCACHE_LOGFILE"); own && *own && !log.empty())
       if (FILE* file = std::fopen(own, "a")) {
         std::fwrite(log.data(), 1, log.size(), file);
         std::fclose(file);
       }
-    return ccache_served_entry_files(log);
+    return ccache_logged_entries(log);
   }
 };
 
@@ -361,11 +361,14 @@ CcacheLogOutcome ccache_log_outcome(const std::string& log) {
   return { false, why.size() > 300 ? why.substr(0, 300) + "..." : why };
 }
 
-std::vector<std::string> ccache_served_entry_files(std::string_view log) {
-  constexpr std::string_view retrieved = "] Retrieved ", local = " from local storage (";
+namespace {
+
+// The files of the "<VERB> KEY <WHERE> local storage (PATH)" lines of ccache's LOG.
+std::vector<std::string> ccache_files_logged(std::string_view log,
+                                             std::string_view verb,
+                                             std::string_view local) {
   std::vector<std::string> files;
-  for (auto at = log.find(retrieved); at != std::string_view::npos;
-       at = log.find(retrieved, at + 1)) {
+  for (auto at = log.find(verb); at != std::string_view::npos; at = log.find(verb, at + 1)) {
     auto line = log.substr(at, log.find('\n', at) - at);
     auto open = line.find(local);
     if (open == std::string_view::npos || !line.ends_with(')'))
@@ -393,6 +396,13 @@ std::vector<std::string> ccache_served_entry_files(std::string_view log) {
     }
   }
   return files;
+}
+
+} // namespace
+
+LoggedEntries ccache_logged_entries(std::string_view log) {
+  return { ccache_files_logged(log, "] Retrieved ", " from local storage ("),
+           ccache_files_logged(log, "] Stored ", " in local storage (") };
 }
 
 } // namespace shimctl::cache

@@ -31,10 +31,11 @@ struct CcacheLogOutcome {
 };
 [[nodiscard]] CcacheLogOutcome ccache_log_outcome(const std::string& log);
 
-// The files ccache's debug log says it served from its local storage: each "Retrieved KEY from
-// local storage (PATH)" (the manifest, then the result), with a result's raw files beside it
-// (PATH's name without ccache 4.7's "R", then a number and "W"); {} when none.
-[[nodiscard]] std::vector<std::string> ccache_served_entry_files(std::string_view log);
+// The files ccache's debug log says it served from its local storage ("Retrieved KEY from local
+// storage (PATH)": the manifest, then the result) and stored there ("Stored KEY in local storage
+// (PATH)"), each with a result's raw files beside it (PATH's name without ccache 4.7's "R", then
+// a number and "W").
+[[nodiscard]] LoggedEntries ccache_logged_entries(std::string_view log);
 
 // ccache's stats log ("# <input>" then one counter per line): ccache's counts. Records an older
 // shim wrote there ("# shimctl-shim: ran without the cache", then ccache's counter name of the

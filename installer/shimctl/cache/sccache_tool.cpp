@@ -355,11 +355,10 @@ public:
                                 std::int64_t /*seconds*/) const override {
     return fail("sccache evicts by its own least-recently-used order");
   }
-  bool logs_served_entry(util::EnvChanges& /*env*/,
-                         const std::string& /*log_file*/) const override {
+  bool logs_entries(util::EnvChanges& /*env*/, const std::string& /*log_file*/) const override {
     return false;
   }
-  std::vector<std::string> served_entry_files(const std::string& /*log_file*/) const override {
+  LoggedEntries logged_entries(const std::string& /*log_file*/) const override {
     return {};
   }
 };

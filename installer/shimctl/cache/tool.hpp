@@ -100,6 +100,12 @@ public:
   [[nodiscard]] virtual RemoteOutcome outcome() = 0;
 };
 
+// The files of a run's entries in the local cache (Tool::logged_entries).
+struct LoggedEntries {
+  std::vector<std::string> served;
+  std::vector<std::string> stored;
+};
+
 class Tool {
 public:
   virtual ~Tool() = default;
@@ -227,16 +233,17 @@ public:
                                                       const std::string& dir,
                                                       std::int64_t seconds) const = 0;
 
-  // ---- an entry a newer one supersedes (a derived object's earlier one: pieces/derive.hpp) ----
-  // Makes a lookup run with ENV log to LOG_FILE which entry it served (ccache: CCACHE_LOGFILE);
-  // false when the tool cannot say (sccache: its own least-recently-used order stands).
-  [[nodiscard]] virtual bool logs_served_entry(util::EnvChanges& env,
-                                               const std::string& log_file) const = 0;
-  // The files of the entry (a manifest, a result) the lookup logged in LOG_FILE served from the
-  // local cache ({} when none); the log's lines go on to the user's own log, if the environment
+  // ---- the files of its entries (a derived object's earlier one: pieces/derive.hpp; stored
+  // pieces: pieces/piece_entries.hpp) ----
+  // Makes a run with ENV log to LOG_FILE which entries it served and stored (ccache:
+  // CCACHE_LOGFILE); false when the tool cannot say (sccache: its own least-recently-used order
+  // stands, and its bytes are not told apart by kind).
+  [[nodiscard]] virtual bool logs_entries(util::EnvChanges& env,
+                                          const std::string& log_file) const = 0;
+  // The files of the entries (manifests, results) the run logged in LOG_FILE as served from and
+  // stored in the local cache; the log's lines go on to the user's own log, if the environment
   // names one.
-  [[nodiscard]] virtual std::vector<std::string> served_entry_files(
-    const std::string& log_file) const = 0;
+  [[nodiscard]] virtual LoggedEntries logged_entries(const std::string& log_file) const = 0;
 };
 
 // The tools this shimctl knows, in --help order; the first is the default.

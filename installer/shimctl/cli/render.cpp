@@ -128,23 +128,36 @@ nlohmann::json store_json(const commands::StatusReport& r) {
   return j;
 }
 
-} // namespace
-
-// "budget:      12.3 MB of 5.0 GB (whole objects and GPU-target pieces); device links ..."
-std::string budget_text(const commands::StatusReport& r) {
-  if (r.cache_location.empty() || !r.cache_location.starts_with("/"))
-    return {};
+// What the cache's bytes are: "whole objects", or with stored pieces "whole objects 4.1 MB,
+// GPU-target pieces 8.2 MB" where the tool names its files (else "... and GPU-target pieces").
+std::string cache_bytes_kinds(const commands::StatusReport& r) {
   // Stored pieces only with -fgpu-rdc or SHIMCTL_PIECES_STORE=1: else the entries are whole
   // objects.
   bool stored_pieces =
     pieces::count_of(r.pieces, pieces::piece_hit) + pieces::count_of(r.pieces, pieces::piece_miss) >
     0;
-  std::string out =
-    fmt::format("budget:      {} of {}{} ({})",
-                util::size_text(r.cache_bytes),
-                util::size_text(r.cache_max),
-                r.max_is_default ? ", the tool's default" : "",
-                stored_pieces ? "whole objects and GPU-target pieces" : "whole objects");
+  if (!stored_pieces)
+    return "whole objects";
+  if (!r.piece_bytes)
+    return "whole objects and GPU-target pieces";
+  auto piece_bytes = std::min(r.piece_bytes->bytes, r.cache_bytes);
+  return fmt::format("whole objects {}, GPU-target pieces {}",
+                     util::size_text(r.cache_bytes - piece_bytes),
+                     util::size_text(piece_bytes));
+}
+
+} // namespace
+
+// "budget:      12.3 MB of 5.0 GB (whole objects 4.1 MB, GPU-target pieces 8.2 MB); device
+// links ..."
+std::string budget_text(const commands::StatusReport& r) {
+  if (r.cache_location.empty() || !r.cache_location.starts_with("/"))
+    return {};
+  std::string out = fmt::format("budget:      {} of {}{} ({})",
+                                util::size_text(r.cache_bytes),
+                                util::size_text(r.cache_max),
+                                r.max_is_default ? ", the tool's default" : "",
+                                cache_bytes_kinds(r));
   if (const auto& links = r.device_links; r.links_apply && !links.dir.empty())
     out += fmt::format("; device links {} of {}, a cap of their own",
                        util::size_text(links.bytes),
@@ -287,6 +300,8 @@ nlohmann::json status_json(const commands::StatusReport& r) {
   j["cache"]["budget"] = { { "bytes", r.cache_bytes },
                            { "max_bytes", r.cache_max },
                            { "max_is_default", r.max_is_default } };
+  if (r.piece_bytes)
+    j["cache"]["budget"]["pieces_bytes"] = std::min(r.piece_bytes->bytes, r.cache_bytes);
   if (r.writers)
     j["cache"]["writers"] = { { "versions", r.writers->versions },
                               { "entries", r.writers->entries },

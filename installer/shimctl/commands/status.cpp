@@ -153,8 +153,10 @@ util::Result<StatusReport> status(const Context& context,
   report.cache_location = cache::tool_of(m.cache).cache_location(m.cache, options);
   if (auto stats = cache::tool_of(m.cache).read_stats(m.cache, options))
     report.stats = *stats;
-  if (report.cache_location.starts_with("/"))
+  if (report.cache_location.starts_with("/")) {
     report.pieces = pieces::read_counts(report.cache_location);
+    report.piece_bytes = pieces::piece_entry_bytes(report.cache_location);
+  }
   report.device_links = links::LinkStore::summary(cache::link_store_place(&m.cache));
   report.links_apply = std::ranges::any_of(
     m.compilers, [](const auto& c) { return c.verify == core::VerifyKind::hip; });

@@ -55,7 +55,7 @@ TargetSet writing_here(TargetSet set, const std::vector<std::string>& now) {
 
 // The earlier object, written where the call writes its own (and its depfile too, which does
 // not depend on the targets): looked up through the cache tool and moved to EARLIER. True on a
-// hit; SERVED gets the tool's files of it, where the tool names them (Tool::served_entry_files).
+// hit; SERVED gets the tool's files of it, where the tool names them (Tool::logged_entries).
 bool looked_up(const PieceRequest& request,
                const TargetSet& set,
                const std::string& output,
@@ -71,7 +71,7 @@ bool looked_up(const PieceRequest& request,
   options.env["SHIMCTL_PIECE_MARK"] = mark;
   options.env[lookup_only_variable] = "1";
   request.tool->piece_environment(options.env);
-  bool logs = request.tool->logs_served_entry(options.env, log);
+  bool logs = request.tool->logs_entries(options.env, log);
   auto run = util::run(args, options);
   bool hit = run && run->ok() && ::access(mark.c_str(), F_OK) != 0;
   std::error_code error;
@@ -79,7 +79,7 @@ bool looked_up(const PieceRequest& request,
     std::filesystem::copy_file(
       output, earlier, std::filesystem::copy_options::overwrite_existing, error);
   if (logs)
-    served = request.tool->served_entry_files(log);
+    served = request.tool->logged_entries(log).served;
   if (hit && !error)
     messages += run->err;
   std::remove(mark.c_str());

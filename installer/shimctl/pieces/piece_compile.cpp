@@ -14,6 +14,7 @@
 #include <shimctl/pieces/offload_jobs.hpp>
 #include <shimctl/pieces/piece_compile.hpp>
 #include <shimctl/pieces/piece_counts.hpp>
+#include <shimctl/pieces/piece_entries.hpp>
 #include <shimctl/pieces/piece_image.hpp>
 #include <shimctl/pieces/piece_join.hpp>
 #include <shimctl/pieces/piece_runs.hpp>
@@ -43,13 +44,6 @@ PieceResult whole(std::string why) {
 }
 
 // The directory the counters go to: the cache tool's (only an absolute one).
-std::string cache_dir_of(const PieceRequest& request) {
-  core::CacheSettings settings;
-  settings.path = request.cache_tool;
-  std::string dir = request.tool->cache_location(settings, {});
-  return dir.starts_with('/') ? dir : std::string();
-}
-
 void add_counts_of(const PieceRequest& request, const PieceCounts& counts) {
   add_counts(cache_dir_of(request), request.tool->file_umask(), counts);
 }

@@ -6,6 +6,7 @@
 #include <shim/formats.h>
 #include <shimctl/pieces/host_half.hpp>
 #include <shimctl/pieces/offload_plan.hpp>
+#include <shimctl/pieces/piece_entries.hpp>
 #include <shimctl/pieces/piece_image.hpp>
 #include <shimctl/pieces/piece_runs.hpp>
 #include <shimctl/pieces/piece_trace.hpp>
@@ -58,6 +59,7 @@ std::vector<PieceRun> target_piece_runs(const PieceRequest& request,
     if (through_cache) {
       auto depend = request.tool->piece_depend_args(scratch.file(stem + ".d"));
       run.args.insert(run.args.end(), depend.begin(), depend.end());
+      run.log = scratch.file(stem + ".log");
     }
     run.args.push_back("-o");
     run.args.push_back(run.file);
@@ -73,6 +75,7 @@ PieceRun host_half_run(const PieceRequest& request,
   PieceRun run;
   run.args = host_half_command(request, call, file);
   run.mark = scratch.file("host-half.compiled");
+  run.log = scratch.file("host-half.log");
   run.name = "host";
   run.file = file;
   run.host = true;
@@ -92,6 +95,8 @@ std::vector<util::Result<util::RunResult>> run_pieces(const PieceRequest& reques
       options.env = runs[i].env;
       options.env["SHIMCTL_PIECE_MARK"] = runs[i].mark;
       request.tool->piece_environment(options.env);
+      if (!runs[i].log.empty())
+        (void)request.tool->logs_entries(options.env, runs[i].log);
       results[i] = util::run(runs[i].args, options);
     }
   };
@@ -112,8 +117,13 @@ std::string account_pieces(const PieceRequest& request,
                            std::map<std::string, std::string>& file_of) {
   const char* log = std::getenv(SHIMCTL_MEASURE_LOG);
   std::string failed;
+  std::vector<std::string> stored;
   for (std::size_t i = 0; i < runs.size(); i++) {
     const auto& run = runs[i];
+    if (!run.log.empty()) {
+      auto entries = request.tool->logged_entries(run.log);
+      stored.insert(stored.end(), entries.stored.begin(), entries.stored.end());
+    }
     if (!results[i] || !results[i]->ok()) {
       if (failed.empty())
         failed = run.host ? "the host half failed" : "the piece for " + run.name + " failed";
@@ -130,6 +140,8 @@ std::string account_pieces(const PieceRequest& request,
     if (!run.host)
       file_of[run.name] = run.file;
   }
+  if (!stored.empty())
+    list_piece_entries(cache_dir_of(request), request.tool->file_umask(), stored);
   return failed;
 }
 

@@ -20,6 +20,7 @@ struct PieceRun {
   std::string mark; // made by the shim under the cache tool when it compiled (a miss)
   std::string name; // the target ID, or "host"
   std::string file; // what it writes
+  std::string log;  // through the cache tool: where it logs its entries (Tool::logs_entries)
   bool host = false;
 };
 
