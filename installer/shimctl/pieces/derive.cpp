@@ -328,8 +328,10 @@ PieceResult derive_object(const PieceRequest& request,
     return earlier_goes("the derived object differed from the one-step compile");
   counts[std::string(derived)]++;
   // The earlier object is superseded: over the budget it goes before any other (this build
-  // has read it; a TU that has not derived yet still needs its own).
-  cache::supersede(served);
+  // has read it; a TU that has not derived yet still needs its own). A read-only cache stays
+  // as it is.
+  if (!request.tool->environment_reads_only())
+    cache::supersede(served);
   trace(alone ? fmt::format("object: the {} object as it is (the TU registers no kernel; "
                             "compiled {} for its errors)",
                             target_list(found->targets),
