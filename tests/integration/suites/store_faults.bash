@@ -18,13 +18,14 @@ TOOL=${TOOL:-ccache}
 STACK=${STACK:-debian12}
 TUS=20
 # scripts/test's time budget (40 minutes on 2 cores) holds the worst fault of each tool, a store
-# that hangs mid-build (ccache on Debian 12, sccache on sid), and for sccache a store that dies
-# under its running server (a Redis Cluster master killed: the same watch of in-flight compiles
-# as a killed store, and the cluster's own probe): these suites run alone, each test ~1-2
-# minutes. SHIMCTL_TEST_FAULTS=all runs every fault (the stack's own skips still apply).
+# that hangs mid-build (ccache on Debian 12, sccache on sid): these suites run alone, each test
+# ~1-2 minutes. A store killed, hung or black-holed with each compile in a new mount namespace is
+# sid_store_namespaces'. SHIMCTL_TEST_FAULTS=all runs every fault (the stack's own skips still
+# apply), among them sccache's store dying under its running server (a Redis Cluster master
+# killed: 69 s alone, out of the budget since 2026-12-06).
 if [ "${SHIMCTL_TEST_FAULTS:-}" != all ]; then
   case $STACK/$TOOL in
-    sid/sccache) budget_skip='store_killed|black_hole|slow_store|restarted|s3_stopped|failover' ;;
+    sid/sccache) budget_skip='store_killed|cluster_master_killed|black_hole|slow_store|restarted|s3_stopped|failover' ;;
     sid/ccache) budget_skip=all ;;
     *) budget_skip='killed|black_hole|slow_store|restarted|s3_stopped' ;;
   esac
