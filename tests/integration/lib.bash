@@ -482,6 +482,20 @@ sc_server_of() {
   [ -n "$SC_SERVER" ] || { fail "status --json names no sccache server for $1"; return 1; }
   SC_SERVERS="${SC_SERVERS:-} $SC_SERVER"
 }
+# sc_wait_stopped SERVER: after `sccache --stop-server`, until the server at SERVER (sc_server_of's
+# form) no longer listens, at most 20 s: a stopping server that still holds its port makes the
+# next start retry its bind and, under load, time out (sccache 0.4's 10 s).
+sc_wait_stopped() {
+  local i
+  for i in $(seq 200); do
+    case $1 in
+      SCCACHE_SERVER_PORT=*) ss -Hltn "( sport = :${1#*=} )" 2>/dev/null | grep -q . || return 0 ;;
+      SCCACHE_SERVER_UDS=*) [ -S "${1#*=}" ] || return 0 ;;
+      *) return 0 ;;
+    esac
+    sleep 0.1
+  done
+}
 sc_stop_servers() {
   local s
   for s in ${SC_SERVERS:-}; do env "$s" sccache --stop-server >/dev/null 2>&1; done

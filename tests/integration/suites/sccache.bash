@@ -157,6 +157,7 @@ test_server_started_by_one_shim_or_compile_uncached() {
   install_sccache "$P" "$TEST_DIR/sc"
   ! env "$SC_SERVER" sccache --show-stats >/dev/null 2>&1 || true # (this starts one)
   env "$SC_SERVER" sccache --stop-server >/dev/null 2>&1
+  sc_wait_stopped "$SC_SERVER"
   # Eight compiles of a cold build at once: one server, every compile through it.
   local i pids=()
   for i in 1 2 3 4 5 6 7 8; do
