@@ -140,10 +140,9 @@ std::string cache_bytes_kinds(const commands::StatusReport& r) {
     return "whole objects";
   if (!r.piece_bytes)
     return "whole objects and GPU-target pieces";
-  auto piece_bytes = std::min(r.piece_bytes->bytes, r.cache_bytes);
   return fmt::format("whole objects {}, GPU-target pieces {}",
-                     util::size_text(r.cache_bytes - piece_bytes),
-                     util::size_text(piece_bytes));
+                     util::size_text(r.cache_bytes - r.piece_bytes->bytes),
+                     util::size_text(r.piece_bytes->bytes));
 }
 
 } // namespace
@@ -301,7 +300,7 @@ nlohmann::json status_json(const commands::StatusReport& r) {
                            { "max_bytes", r.cache_max },
                            { "max_is_default", r.max_is_default } };
   if (r.piece_bytes)
-    j["cache"]["budget"]["pieces_bytes"] = std::min(r.piece_bytes->bytes, r.cache_bytes);
+    j["cache"]["budget"]["pieces_bytes"] = r.piece_bytes->bytes;
   if (r.writers)
     j["cache"]["writers"] = { { "versions", r.writers->versions },
                               { "entries", r.writers->entries },

@@ -166,6 +166,8 @@ util::Result<StatusReport> status(const Context& context,
     report.writers = cache_writers(entries_dir, 20000);
   if (entries_dir.starts_with("/"))
     report.cache_bytes = entry_bytes(entry_files(entries_dir));
+  if (report.piece_bytes) // a piece stored after the entries were counted stays within them
+    report.piece_bytes->bytes = std::min(report.piece_bytes->bytes, report.cache_bytes);
   report.max_is_default = !m.cache.max_size;
   auto max = records::parse_size(
     m.cache.max_size.value_or(cache::tool_of(m.cache).name() == "sccache" ? "10G" : "5G"));

@@ -75,8 +75,9 @@ struct StatusReport {
   // MAX_IS_DEFAULT). The device links have a cap of their own (DEVICE_LINKS.max_bytes).
   std::uint64_t cache_bytes = 0;
   std::uint64_t cache_max = 0;
-  // The stored pieces' share of CACHE_BYTES (pieces/piece_entries.hpp); nullopt when the cache
-  // has no list of them (no piece stored, or a tool that names no entry's files: sccache).
+  // The stored pieces' share of CACHE_BYTES (pieces/piece_entries.hpp; at most it); nullopt when
+  // the cache has no list of them (no piece stored, or a tool that names no entry's files:
+  // sccache).
   std::optional<pieces::PieceBytes> piece_bytes;
   bool max_is_default = false;
   std::optional<CacheWriters> writers; // ccache: the versions that wrote the local entries

@@ -43,7 +43,7 @@ PieceResult whole(std::string why) {
   return PieceResult{ false, 0, std::move(why) };
 }
 
-// The directory the counters go to: the cache tool's (only an absolute one).
+// COUNTS added to the counters beside the cache tool's directory (cache_dir_of).
 void add_counts_of(const PieceRequest& request, const PieceCounts& counts) {
   add_counts(cache_dir_of(request), request.tool->file_umask(), counts);
 }

@@ -1,7 +1,8 @@
 #include <fcntl.h>
 #include <set>
 #include <shimctl/pieces/piece_entries.hpp>
-#include <sstream>
+#include <shimctl/util/dir.hpp>
+#include <shimctl/util/text.hpp>
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -18,30 +19,10 @@ std::string list_path(const std::string& cache_dir) {
 std::vector<std::string> listed(const std::string& text) {
   std::vector<std::string> paths;
   std::set<std::string> seen;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);)
+  for (auto& line : util::lines_of(text))
     if (!line.empty() && seen.insert(line).second)
-      paths.push_back(line);
+      paths.push_back(std::move(line));
   return paths;
-}
-
-std::string read_all(int fd) {
-  std::string text;
-  char buffer[65536];
-  ::lseek(fd, 0, SEEK_SET);
-  for (ssize_t n; (n = ::read(fd, buffer, sizeof buffer)) > 0;)
-    text.append(buffer, static_cast<std::size_t>(n));
-  return text;
-}
-
-bool write_all(int fd, const std::string& text) {
-  for (std::size_t done = 0; done < text.size();) {
-    ssize_t n = ::write(fd, text.data() + done, text.size() - done);
-    if (n <= 0)
-      return false;
-    done += static_cast<std::size_t>(n);
-  }
-  return true;
 }
 
 } // namespace
@@ -68,28 +49,26 @@ void list_piece_entries(const std::string& cache_dir,
   if (fd < 0)
     return;
   if (::flock(fd, LOCK_EX) == 0) {
-    (void)write_all(fd, lines);
+    (void)util::write_all(fd, lines);
     struct stat st {};
     if (::fstat(fd, &st) == 0 && static_cast<std::uint64_t>(st.st_size) > entries_file_pruned_at) {
       std::string kept;
-      for (const auto& path : listed(read_all(fd)))
+      for (const auto& path : listed(util::read_text_file(list_path(cache_dir))))
         if (::access((cache_dir + "/" + path).c_str(), F_OK) == 0)
           kept += path + "\n";
       if (::ftruncate(fd, 0) == 0)
-        (void)write_all(fd, kept);
+        (void)util::write_all(fd, kept);
     }
   }
   ::close(fd);
 }
 
 std::optional<PieceBytes> piece_entry_bytes(const std::string& cache_dir) {
-  int fd = ::open(list_path(cache_dir).c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-  if (fd < 0)
+  struct stat list {};
+  if (::lstat(list_path(cache_dir).c_str(), &list) != 0 || !S_ISREG(list.st_mode))
     return std::nullopt;
-  std::string text = read_all(fd);
-  ::close(fd);
   PieceBytes bytes;
-  for (const auto& path : listed(text)) {
+  for (const auto& path : listed(util::read_text_file(list_path(cache_dir)))) {
     struct stat st {};
     if (::lstat((cache_dir + "/" + path).c_str(), &st) == 0 && S_ISREG(st.st_mode)) {
       bytes.bytes += static_cast<std::uint64_t>(st.st_size);
